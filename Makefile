@@ -1,0 +1,47 @@
+# adk-fluent developer commands. Every target creates .venv (newest supported google-adk,
+# plus the codegen and dev tools) when it is missing; only Python is needed beforehand.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup demo regen check gate test test-fast lint typecheck bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+setup: $(STAMP)  ## Create .venv and install adk-fluent with its dev tools.
+
+demo: $(STAMP)  ## Run the example pipeline offline (scripted model); uses a real model if GOOGLE_API_KEY is set.
+	$(BIN)/python examples/demo.py
+
+regen: $(STAMP)  ## Scan the installed ADK, regenerate generated/ and diffs/.
+	$(BIN)/adk-fluent-codegen regen
+
+check: $(STAMP)  ## Fail if generated/ or diffs/ drifted from templates and manifests.
+	$(BIN)/adk-fluent-codegen check
+
+gate: $(STAMP)  ## Fail on breaking ADK changes nobody acknowledged in diffs/acknowledged.toml.
+	$(BIN)/python -m adk_fluent_codegen.gate
+
+test: $(STAMP)  ## The whole suite on both ADK ends (google-adk 1.25.0 and the newest 2.x).
+	$(BIN)/nox -s tests
+
+test-fast: $(STAMP)  ## The whole suite on the ADK in .venv only.
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)  ## ruff, and mypy over the generated package and the core.
+	$(BIN)/ruff check codegen src tests bench examples noxfile.py
+	$(BIN)/ruff format --check codegen src tests bench examples noxfile.py
+	$(BIN)/mypy generated/adk_fluent_generated src/adk_fluent
+
+typecheck: $(STAMP)
+	$(BIN)/mypy generated/adk_fluent_generated src/adk_fluent
+
+bench: $(STAMP)  ## Benchmarks: ratios against raw ADK doing the same work.
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) .nox .pytest_cache .mypy_cache

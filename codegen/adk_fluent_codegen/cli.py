@@ -1,0 +1,196 @@
+"""`adk-fluent-codegen`: scan, diff, generate, check, regen."""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from .errors import CodegenError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Generate adk-fluent's IR nodes, builders and compile cases from scans of google-adk.",
+)
+
+RootOption = Annotated[
+    Path, typer.Option("--root", help="The adk-fluent checkout (holds templates/, generated/, diffs/).")
+]
+
+
+def _friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn a CodegenError into one readable paragraph on stderr and exit code 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except CodegenError as exc:
+            typer.secho(f"error: {exc.message}", err=True, fg=typer.colors.RED)
+            if exc.hint:
+                typer.echo(f"hint: {exc.hint}", err=True)
+            raise typer.Exit(2) from None
+
+    return wrapper
+
+
+def _layout(root: Path) -> Any:
+    from .render import Layout
+
+    return Layout(root.resolve())
+
+
+@app.command()
+@_friendly
+def scan(
+    root: RootOption = Path("."),
+    output: Annotated[Path | None, typer.Option(help="Manifest path (default: generated/manifests/).")] = None,
+) -> None:
+    """Scan the installed google-adk into a manifest."""
+    from .scan import dumps, manifest_filename
+    from .scan import scan as do_scan
+    from .writer import write_files_atomically
+
+    manifest = do_scan()
+    path = output or _layout(root).manifests / manifest_filename(manifest["adk_version"])
+    write_files_atomically({path: dumps(manifest)})
+    fields = sum(len(c["fields"]) for c in manifest["classes"].values())
+    typer.echo(f"scanned google-adk {manifest['adk_version']}: {len(manifest['classes'])} classes, "
+               f"{fields} fields, {len(manifest['plugin_callbacks'])} plugin callbacks -> {path}")
+
+
+@app.command()
+@_friendly
+def diff(
+    old: Annotated[Path, typer.Argument(help="The older manifest.")],
+    new: Annotated[Path, typer.Argument(help="The newer manifest.")],
+    ack: Annotated[Path | None, typer.Option(help="TOML file of reviewed breaking changes.")] = None,
+    markdown: Annotated[Path | None, typer.Option(help="Write the Markdown report here.")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the JSON report here.")] = None,
+    root: RootOption = Path("."),
+) -> None:
+    """Classify changes between two manifests; exit 1 on unacknowledged breaking changes."""
+    from .diff import diff_manifests, load_acknowledgements, unacknowledged
+    from .manifest import load_manifest
+    from .writer import write_files_atomically
+
+    layout = _layout(root)
+    report = diff_manifests(load_manifest(old), load_manifest(new))
+    acks = load_acknowledgements(ack if ack is not None else layout.acks)
+    if markdown or json_out:
+        from .render import render_diff_reports
+
+        rendered = render_diff_reports(layout, [load_manifest(old), load_manifest(new)])
+        stem = f"{report.old_version}..{report.new_version}"
+        files = {}
+        if markdown:
+            files[markdown] = rendered[layout.diffs / f"{stem}.md"]
+        if json_out:
+            files[json_out] = json.dumps(report.to_json(), indent=2, sort_keys=True) + "\n"
+        write_files_atomically(files)
+    _print_summary(report)
+    missing = unacknowledged(report, acks)
+    if missing:
+        typer.secho(f"{len(missing)} breaking change(s) not acknowledged:", err=True, fg=typer.colors.RED)
+        for change in missing:
+            typer.echo(f"  {change.class_name}.{change.field or '(class)'}: {change.kind} "
+                       f"({change.label}) {change.old!r} -> {change.new!r}", err=True)
+        typer.echo("Review each, then add it to diffs/acknowledged.toml as\n"
+                   "  [[change]]\n  class = \"...\"\n  field = \"...\"\n  kind = \"...\"\n"
+                   "  reviewed = \"what adk-fluent does about it\"", err=True)
+        raise typer.Exit(1)
+
+
+def _print_summary(report: Any) -> None:
+    s = report.summary()
+    typer.echo(f"google-adk {report.old_version} -> {report.new_version}: {s['added']} added, "
+               f"{s['removed']} removed, {s['changed']} changed, {s['widened']} widened, "
+               f"{s['breaking']} breaking")
+
+
+@app.command()
+@_friendly
+def generate(root: RootOption = Path(".")) -> None:
+    """Render the committed manifests into generated/ and diffs/ (atomic, byte-identical on re-run)."""
+    from .manifest import load_manifests
+    from .render import render_all
+    from .writer import write_files_atomically
+
+    layout = _layout(root)
+    outputs = render_all(layout, load_manifests(layout.manifests))
+    changed = write_files_atomically(outputs)
+    typer.echo(f"generated {len(outputs)} files ({len(changed)} changed)")
+
+
+@app.command()
+@_friendly
+def check(root: RootOption = Path(".")) -> None:
+    """Regenerate in memory and fail with a diff if generated/ or diffs/ drifted."""
+    from .manifest import load_manifests
+    from .render import render_all
+
+    layout = _layout(root)
+    outputs = render_all(layout, load_manifests(layout.manifests))
+    drift = []
+    for path, expected in sorted(outputs.items()):
+        actual = path.read_text(encoding="utf-8") if path.exists() else ""
+        if actual != expected:
+            rel = path.relative_to(layout.root)
+            drift.extend(difflib.unified_diff(
+                actual.splitlines(keepends=True), expected.splitlines(keepends=True),
+                fromfile=f"{rel} (committed)", tofile=f"{rel} (from templates)",
+            ))
+    expected_files = set(outputs)
+    stale = [p for p in layout.package.glob("*.py") if p not in expected_files]
+    if drift or stale:
+        sys.stdout.writelines(drift)
+        for path in stale:
+            typer.echo(f"stale generated file (no template produces it): {path.relative_to(layout.root)}")
+        typer.secho("generated code is out of date with templates/ or the manifests.", err=True,
+                    fg=typer.colors.RED)
+        typer.echo("fix: make regen   (or: adk-fluent-codegen generate)", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"generated code is up to date ({len(outputs)} files)")
+
+
+@app.command()
+@_friendly
+def regen(root: RootOption = Path(".")) -> None:
+    """Scan the installed ADK, regenerate, write diff reports, print a summary."""
+    from .diff import diff_manifests
+    from .manifest import load_manifests, version_key
+    from .render import render_all
+    from .scan import dumps, manifest_filename
+    from .scan import scan as do_scan
+    from .writer import write_files_atomically
+
+    layout = _layout(root)
+    manifest = do_scan()
+    version = manifest["adk_version"]
+    previous = [m for m in load_manifests(layout.manifests)] if any(layout.manifests.glob("*.json")) else []
+    older = [m for m in previous if version_key(m["adk_version"]) < version_key(version)]
+    write_files_atomically({layout.manifests / manifest_filename(version): dumps(manifest)})
+    manifests = load_manifests(layout.manifests)
+    outputs = render_all(layout, manifests)
+    changed = write_files_atomically(outputs)
+    fields = sum(len(c["fields"]) for c in manifest["classes"].values())
+    typer.echo(f"google-adk {version}: {len(manifest['classes'])} classes, {fields} fields")
+    if older:
+        _print_summary(diff_manifests(older[-1], manifest))
+    typer.echo(f"regenerated {len(outputs)} files ({len(changed)} changed)")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,46 @@
+"""The CI diff gate: fail on any breaking change between consecutive committed manifests
+that diffs/acknowledged.toml does not list. Run as `python -m adk_fluent_codegen.gate`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .diff import diff_manifests, load_acknowledgements, unacknowledged
+from .errors import CodegenError
+from .manifest import load_manifests
+
+
+def run(root: Path) -> int:
+    """Print the gate's verdict; 0 when every breaking change is acknowledged."""
+    manifests = load_manifests(root / "generated" / "manifests")
+    acks = load_acknowledgements(root / "diffs" / "acknowledged.toml")
+    failures = 0
+    for old, new in zip(manifests, manifests[1:], strict=False):
+        report = diff_manifests(old, new)
+        missing = unacknowledged(report, acks)
+        verdict = "ok" if not missing else f"{len(missing)} unacknowledged"
+        print(f"google-adk {report.old_version} -> {report.new_version}: "
+              f"{len(report.breaking)} breaking, {verdict}")
+        for change in missing:
+            print(f"  {change.class_name}.{change.field or '(class)'}: {change.kind} ({change.label})")
+        failures += len(missing)
+    if failures:
+        print("Review each change, then list it in diffs/acknowledged.toml "
+              "([[change]] with class, field, kind, reviewed).", file=sys.stderr)
+        return 1
+    return 0
+
+
+def main() -> None:
+    try:
+        sys.exit(run(Path.cwd()))
+    except CodegenError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        if exc.hint:
+            print(f"hint: {exc.hint}", file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,137 @@
+"""Render manifests through the Jinja templates into the generated package and diff reports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from .diff import diff_manifests, load_acknowledgements, unacknowledged
+from .errors import CodegenError
+from .model import render_context
+from .shadowing import check_shadowing
+
+GENERATED_PACKAGE = "adk_fluent_generated"
+
+
+class Layout:
+    """Where things live in a checkout (overridable for tests)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.templates = root / "templates"
+        self.generated = root / "generated"
+        self.manifests = self.generated / "manifests"
+        self.package = self.generated / GENERATED_PACKAGE
+        self.diffs = root / "diffs"
+        self.acks = self.diffs / "acknowledged.toml"
+        self.handwritten = root / "src" / "adk_fluent"
+
+
+def _environment(templates: Path) -> Any:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates)),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters["md"] = _markdown_cell
+    return env
+
+
+def _markdown_cell(value: Any) -> str:
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    return "`" + text.replace("|", "\\|").replace("`", "'") + "`"
+
+
+def _render(env: Any, template_name: str, context: dict[str, Any]) -> str:
+    import jinja2
+
+    try:
+        return env.get_template(template_name).render(template_path=template_name, **context)
+    except jinja2.UndefinedError as exc:
+        raise CodegenError(
+            f"Template templates/{template_name} refers to an undefined variable: {exc.message}.",
+            hint="templates may only use what codegen/adk_fluent_codegen/model.py's render_context() provides.",
+        ) from None
+    except jinja2.TemplateSyntaxError as exc:
+        raise CodegenError(
+            f"Template templates/{exc.filename or template_name} has a syntax error on line {exc.lineno}: {exc.message}."
+        ) from None
+
+
+def ruff_format(source: str, filename: str) -> str:
+    """Format Python source with ruff (isolated settings, so output never depends on the caller)."""
+    try:
+        from ruff.__main__ import find_ruff_bin
+    except ImportError:
+        raise CodegenError(
+            "ruff is not installed, and generated code must be formatted by it.",
+            hint="install the codegen extra: `pip install -e '.[codegen]'` (or run `make setup`).",
+        ) from None
+    result = subprocess.run(
+        [find_ruff_bin(), "format", "--isolated", "--line-length", "100", "--stdin-filename", filename, "-"],
+        input=source, capture_output=True, text=True, check=False,
+    )
+    if result.returncode != 0:
+        raise CodegenError(
+            f"ruff could not format the generated {filename}: {result.stderr.strip()}",
+            hint="the template that produces it renders invalid Python; fix the template.",
+        )
+    return result.stdout
+
+
+def render_package(layout: Layout, manifests: list[dict[str, Any]]) -> dict[Path, str]:
+    """The generated package's files, rendered and formatted, keyed by output path."""
+    env = _environment(layout.templates)
+    context = render_context(manifests)
+    template_dir = layout.templates / GENERATED_PACKAGE
+    outputs: dict[Path, str] = {}
+    for template in sorted(template_dir.glob("*.j2")):
+        if template.name.startswith("_"):
+            continue
+        name = f"{GENERATED_PACKAGE}/{template.name}"
+        text = _render(env, name, context)
+        out_name = template.name[: -len(".j2")]
+        if out_name.endswith(".py"):
+            text = ruff_format(text, out_name)
+        outputs[layout.package / out_name] = text
+    check_shadowing(layout.handwritten, context["targets"])
+    return outputs
+
+
+def render_diff_reports(layout: Layout, manifests: list[dict[str, Any]]) -> dict[Path, str]:
+    """Markdown and JSON diff reports for each consecutive pair of scanned versions."""
+    env = _environment(layout.templates)
+    acks = load_acknowledgements(layout.acks)
+    outputs: dict[Path, str] = {}
+    for old, new in zip(manifests, manifests[1:], strict=False):
+        report = diff_manifests(old, new)
+        stem = f"{report.old_version}..{report.new_version}"
+        by_class: dict[str, list[Any]] = {}
+        for change in report.changes:
+            by_class.setdefault(change.class_name, []).append(change)
+        markdown = _render(env, "diff_report.md.j2", {
+            "report": report,
+            "summary": report.summary(),
+            "by_class": sorted(by_class.items()),
+            "acks": acks,
+            "unacknowledged": unacknowledged(report, acks),
+        })
+        outputs[layout.diffs / f"{stem}.md"] = markdown
+        outputs[layout.diffs / f"{stem}.json"] = json.dumps(report.to_json(), indent=2, sort_keys=True) + "\n"
+    return outputs
+
+
+def render_all(layout: Layout, manifests: list[dict[str, Any]]) -> dict[Path, str]:
+    """Everything `generate` writes and `check` compares."""
+    outputs = render_package(layout, manifests)
+    outputs.update(render_diff_reports(layout, manifests))
+    return outputs

@@ -1,0 +1,197 @@
+"""Scan the installed google-adk into a manifest (a plain, deterministic dict)."""
+
+from __future__ import annotations
+
+import enum
+import importlib
+import importlib.metadata
+import inspect
+import json
+import warnings
+from pathlib import Path
+from typing import Any
+
+from . import MANIFEST_SCHEMA_VERSION
+from .annotations import render
+from .docstrings import class_attribute_docs
+from .errors import CodegenError
+from .targets import PLUGIN_BASE, SCAN_TARGETS, ScanTarget
+
+MIN_ADK = (1, 25, 0)
+_PRIMITIVES = (str, int, float, bool, type(None))
+
+
+def installed_adk_version() -> str:
+    """The installed google-adk version, or a CodegenError saying how to install a supported one."""
+    try:
+        version = importlib.metadata.version("google-adk")
+    except importlib.metadata.PackageNotFoundError:
+        raise CodegenError(
+            "google-adk is not installed in this Python environment, so there is nothing to scan.",
+            hint="install a supported release first, e.g. `pip install 'google-adk>=1.25,<3'` "
+            "(or run `make setup`).",
+        ) from None
+    if _version_tuple(version) < MIN_ADK:
+        raise CodegenError(
+            f"google-adk {version} is installed, but adk-fluent supports 1.25.0 and newer.",
+            hint="upgrade it: `pip install 'google-adk>=1.25,<3'`.",
+        )
+    return version
+
+
+def _version_tuple(version: str) -> tuple[int, ...]:
+    numbers = []
+    for part in version.split(".")[:3]:
+        digits = "".join(ch for ch in part if ch.isdigit())
+        numbers.append(int(digits or 0))
+    return tuple(numbers)
+
+
+def _import_class(target: ScanTarget) -> type | None:
+    for module_name in target.modules:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        cls = getattr(module, target.name, None)
+        if isinstance(cls, type):
+            return cls
+    if target.optional:
+        return None
+    raise CodegenError(
+        f"Could not import {target.name} from {', '.join(target.modules)} in the installed google-adk.",
+        hint="if ADK moved it, add the new module to SCAN_TARGETS in codegen/adk_fluent_codegen/targets.py.",
+    )
+
+
+def _declaring_class(cls: type, field_name: str) -> type:
+    for klass in cls.__mro__:
+        if field_name in vars(klass).get("__annotations__", {}):
+            return klass
+    return cls
+
+
+def _default_repr(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        return {"enum": f"{type(value).__name__}.{value.name}"}
+    if isinstance(value, _PRIMITIVES):
+        return {"value": value}
+    if isinstance(value, list | tuple | dict) and not value:
+        return {"value": type(value)()}  # empty containers are stable
+    return {"instance_of": type(value).__name__}
+
+
+def scan_model(cls: type) -> dict[str, Any]:
+    """Describe one pydantic model class: module, bases and every field."""
+    from pydantic_core import PydanticUndefined
+
+    doc_cache: dict[type, dict[str, str]] = {}
+    fields: dict[str, Any] = {}
+    for name, info in cls.model_fields.items():  # type: ignore[attr-defined]
+        owner = _declaring_class(cls, name)
+        if owner not in doc_cache:
+            doc_cache[owner] = class_attribute_docs(owner)
+        doc = doc_cache[owner].get(name) or (info.description or "")
+        default: Any = None
+        if info.default is not PydanticUndefined:
+            default = _default_repr(info.default)
+        factory = None
+        if info.default_factory is not None:
+            factory = getattr(info.default_factory, "__qualname__", type(info.default_factory).__name__)
+        deprecated = getattr(info, "deprecated", None)
+        if deprecated is not None and not isinstance(deprecated, str):
+            deprecated = getattr(deprecated, "message", None) or "deprecated"
+        if deprecated is None and doc.lower().lstrip().startswith("deprecated"):
+            deprecated = doc.splitlines()[0]
+        fields[name] = {
+            "alias": info.alias if info.alias and info.alias != name else None,
+            "annotation": render(info.annotation),
+            "declared_in": owner.__name__,
+            "default": default,
+            "default_factory": factory,
+            "deprecated": deprecated,
+            "doc": doc,
+            "required": info.is_required(),
+        }
+    bases = [b.__name__ for b in cls.__mro__[1:] if hasattr(b, "model_fields") and b.__name__ != "BaseModel"]
+    return {
+        "module": cls.__module__,
+        "bases": bases,
+        "extra": cls.model_config.get("extra"),  # type: ignore[attr-defined]
+        "fields": dict(sorted(fields.items())),
+    }
+
+
+def scan_plugin_callbacks(cls: type) -> dict[str, Any]:
+    """BasePlugin's callback methods with normalised signatures."""
+    callbacks: dict[str, Any] = {}
+    for name, member in sorted(vars(cls).items()):
+        if not name.endswith("_callback") or not callable(member):
+            continue
+        try:
+            signature = inspect.signature(member, eval_str=True)
+        except Exception:  # unresolvable forward refs: fall back to the source text
+            signature = inspect.signature(member)
+        params = []
+        for param in signature.parameters.values():
+            if param.name == "self":
+                continue
+            text = param.name
+            if param.annotation is not inspect.Parameter.empty:
+                text += f": {render(param.annotation)}"
+            params.append({"kind": param.kind.name, "text": text})
+        returns = (
+            render(signature.return_annotation)
+            if signature.return_annotation is not inspect.Signature.empty
+            else None
+        )
+        callbacks[name] = {
+            "async": inspect.iscoroutinefunction(member),
+            "params": params,
+            "returns": returns,
+            "doc": inspect.cleandoc(member.__doc__ or "").split("\n\n")[0],
+        }
+    return callbacks
+
+
+def scan() -> dict[str, Any]:
+    """Scan the installed google-adk into a manifest dict."""
+    version = installed_adk_version()
+    classes: dict[str, Any] = {}
+    with warnings.catch_warnings():
+        # Importing ADK modules may warn (experimental features); the scan must stay quiet.
+        warnings.simplefilter("ignore")
+        for target in SCAN_TARGETS:
+            cls = _import_class(target)
+            if cls is None:
+                continue
+            entry = scan_model(cls)
+            entry["kind"] = target.kind
+            classes[target.name] = entry
+        module_name, class_name = PLUGIN_BASE
+        plugin_cls = getattr(importlib.import_module(module_name), class_name)
+        plugin_callbacks = scan_plugin_callbacks(plugin_cls)
+    return {
+        "schema_version": MANIFEST_SCHEMA_VERSION,
+        "package": "google-adk",
+        "adk_version": version,
+        "classes": dict(sorted(classes.items())),
+        "plugin_callbacks": plugin_callbacks,
+    }
+
+
+def dumps(manifest: dict[str, Any]) -> str:
+    """Serialise a manifest deterministically."""
+    return json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def manifest_filename(version: str) -> str:
+    return f"google-adk-{version}.json"
+
+
+def write_manifest(manifest: dict[str, Any], directory: Path) -> Path:
+    from .writer import write_files_atomically
+
+    path = directory / manifest_filename(manifest["adk_version"])
+    write_files_atomically({path: dumps(manifest)})
+    return path

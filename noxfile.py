@@ -1,0 +1,41 @@
+"""Test, scan and lint sessions against both ends of the supported google-adk range."""
+
+from __future__ import annotations
+
+import nox
+
+OLDEST_ADK = "1.25.0"
+NEWEST_ADK = "2.13.0"
+SUPPORTED_ADK = [OLDEST_ADK, NEWEST_ADK]
+# Releases whose scans are committed too, so the diff reports show where each change arrived.
+SCANNED_ADK = [OLDEST_ADK, "1.39.1", "2.0.0", NEWEST_ADK]
+
+nox.options.default_venv_backend = "venv"
+nox.options.reuse_venv = "yes"
+
+
+@nox.session(python=None)
+@nox.parametrize("adk", SUPPORTED_ADK, ids=SUPPORTED_ADK)
+def tests(session: nox.Session, adk: str) -> None:
+    """The whole suite against one google-adk release.
+
+    nox accepts only exit code 0, so pytest's 5 (no tests collected) fails the session.
+    """
+    session.install("-e", ".[dev]", f"google-adk=={adk}")
+    session.run("pytest", "-q", "-p", "no:cacheprovider", *session.posargs)
+
+
+@nox.session(python=None)
+@nox.parametrize("adk", SCANNED_ADK, ids=SCANNED_ADK)
+def scan(session: nox.Session, adk: str) -> None:
+    """Scan one google-adk release into generated/manifests/, in its own environment."""
+    session.install("-e", ".[codegen]", f"google-adk=={adk}")
+    session.run("adk-fluent-codegen", "scan")
+
+
+@nox.session(python=None)
+def lint(session: nox.Session) -> None:
+    """ruff and mypy over the codegen, the core and the generated package."""
+    session.install("-e", ".[dev]")
+    session.run("ruff", "check", "codegen", "src", "tests", "bench", "examples", "noxfile.py")
+    session.run("mypy", "generated/adk_fluent_generated", "src/adk_fluent")

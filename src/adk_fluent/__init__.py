@@ -1,0 +1,30 @@
+"""adk-fluent: compose Google ADK agents with operators; get native ADK objects back.
+
+    from adk_fluent import Agent
+    pipeline = Agent("classifier").instruct("Classify.").outputs("intent") >> Agent("booker")
+    app = pipeline.to_app()    # a native google.adk App
+
+Importing adk_fluent is cheap: google-adk itself is imported when something is built or run.
+"""
+
+from . import runtime as _runtime  # noqa: F401  (registers the engine with the builders)
+from .agent import Agent
+from .composites import FanOut, Fallback, Loop, Pipeline, Until, until
+from .config import CompactionConfig, ExecutionConfig
+from .errors import (
+    AdkFluentError,
+    AdkFluentWarning,
+    BuildError,
+    DuplicateNameError,
+    EmptyCompositeError,
+    FieldNotInstalledError,
+    UnknownSetterError,
+)
+from .events import AgentEvent, final_text
+
+__all__ = [
+    "AdkFluentError", "AdkFluentWarning", "Agent", "AgentEvent", "BuildError", "CompactionConfig",
+    "DuplicateNameError", "EmptyCompositeError", "ExecutionConfig", "FanOut", "Fallback",
+    "FieldNotInstalledError", "Loop", "Pipeline", "UnknownSetterError", "Until", "final_text", "until",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,70 @@
+"""Facts about the installed google-adk, looked up lazily (importing ADK is the slow part)."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.metadata
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from adk_fluent_generated.field_versions import FIELD_VERSIONS, SCANNED_ADK_VERSIONS
+
+_CLASS_MODULES = {
+    "LlmAgent": "google.adk.agents.llm_agent",
+    "SequentialAgent": "google.adk.agents.sequential_agent",
+    "ParallelAgent": "google.adk.agents.parallel_agent",
+    "LoopAgent": "google.adk.agents.loop_agent",
+    "BaseAgent": "google.adk.agents.base_agent",
+    "App": "google.adk.apps.app",
+    "RunConfig": "google.adk.agents.run_config",
+}
+
+
+@functools.cache
+def adk_version() -> str:
+    """The installed google-adk version string."""
+    return importlib.metadata.version("google-adk")
+
+
+@functools.cache
+def adk_major() -> int:
+    return int(adk_version().split(".", 1)[0])
+
+
+@functools.cache
+def installed_fields(class_name: str) -> frozenset[str]:
+    """Field names the installed ADK's class has."""
+    module = importlib.import_module(_CLASS_MODULES[class_name])
+    return frozenset(getattr(module, class_name).model_fields)
+
+
+def versions_with_field(class_name: str, field: str) -> tuple[str, ...]:
+    """Scanned ADK versions whose `class_name` has `field` (empty when none)."""
+    return FIELD_VERSIONS.get(class_name, {}).get(field, ())
+
+
+def scanned_versions() -> tuple[str, ...]:
+    return SCANNED_ADK_VERSIONS
+
+
+@contextmanager
+def quiet_workflow_deprecation() -> Iterator[None]:
+    """Hide ADK 2.x's 'SequentialAgent is deprecated in favor of Workflow' while WE construct one.
+
+    The user asked for a Pipeline, not a SequentialAgent: the warning is about our choice of
+    compile target, so it must not reach them. Only that message is filtered, only here.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", message=r".*(SequentialAgent|ParallelAgent|LoopAgent) is deprecated in favor of Workflow.*",
+            category=DeprecationWarning,
+        )
+        yield
+
+
+def adk_attr(module: str, name: str) -> Any:
+    """Import `name` from an ADK module."""
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,122 @@
+"""The ADK backend: IR -> native ADK agents -> App.
+
+Generated nodes compile through the generated compile cases; adk-fluent's own nodes compile to
+the module-level agents in native_agents. ADK's validation errors come back as BuildErrors
+naming the agent and the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from adk_fluent_generated.compile_cases import COMPILE_CASES, adk_class
+
+from ._adk import quiet_workflow_deprecation
+from .config import ExecutionConfig
+from .errors import BuildError, DuplicateNameError, EmptyCompositeError
+from .ir import FallbackNode, LlmAgentNode, Node, UntilNode, iter_paths
+
+ModelFor = Callable[[str], Any]  # agent name -> model to use instead (scripted models), or None
+
+
+def check_names(root: Node) -> None:
+    """Every agent name must be unique in one tree: ADK finds agents (and transfers) by name."""
+    seen: dict[str, tuple[str, ...]] = {}
+    for path, node in iter_paths(root):
+        if node.name in seen:
+            first = " > ".join(seen[node.name])
+            second = " > ".join(path)
+            raise DuplicateNameError(
+                f"the name is used twice in one tree: at {first} and at {second}",
+                agent=node.name, field="name",
+                hint=f"rename one, e.g. with .clone('{node.name}_2'), or name composites with .named(...).",
+            )
+        seen[node.name] = path
+
+
+def _validation_error(node: Node, error: Any) -> BuildError:
+    problems = []
+    field = None
+    for item in error.errors():
+        loc = ".".join(str(p) for p in item.get("loc", ()))
+        field = field or (loc.split(".")[0] if loc else None)
+        value = item.get("input")
+        shown = repr(value) if not isinstance(value, dict) else "{...}"
+        problems.append(f"{item.get('msg')} (got {shown[:80]})" if loc else str(item.get("msg")))
+    return BuildError(
+        "; ".join(problems), agent=node.name, field=field,
+        hint=f"ADK's {getattr(node, 'ADK_CLASS', 'agent')} rejected this value; see the setter's docstring for the accepted type.",
+    )
+
+
+def compile_node(node: Node, model_for: ModelFor | None = None) -> Any:
+    """Compile one IR node (and its children) into a native ADK agent."""
+    from pydantic import ValidationError
+
+    if type(node) in COMPILE_CASES:
+        if not node.children and node.ADK_CLASS != "LlmAgent":
+            raise EmptyCompositeError(f"{node.ADK_CLASS} has no sub-agents", agent=node.name)
+        class_name, case = COMPILE_CASES[type(node)]
+        sub_agents = [compile_node(child, model_for) for child in node.children]
+        kwargs = case(node, sub_agents)
+        if isinstance(node, LlmAgentNode) and model_for is not None:
+            model = model_for(node.name)
+            if model is not None:
+                kwargs["model"] = model
+        try:
+            with quiet_workflow_deprecation():
+                return adk_class(class_name)(**kwargs)
+        except ValidationError as error:
+            raise _validation_error(node, error) from None
+    if isinstance(node, FallbackNode):
+        from .native_agents import FallbackAgent
+
+        return FallbackAgent(name=node.name, sub_agents=[compile_node(c, model_for) for c in node.children])
+    if isinstance(node, UntilNode):
+        from .native_agents import UntilCheckAgent
+
+        return UntilCheckAgent(name=node.name, predicate=node.predicate)
+    raise BuildError(f"no compile case for IR node type {type(node).__name__}",
+                     agent=getattr(node, "name", None))
+
+
+def compile_tree(root: Node, model_for: ModelFor | None = None) -> Any:
+    """Check the tree, then compile it to the native ADK root agent."""
+    check_names(root)
+    return compile_node(root, model_for)
+
+
+def _check_app_name(name: str) -> None:
+    if not isinstance(name, str) or not name.isidentifier():
+        raise BuildError(
+            f"{name!r} is not a valid App name", field="app_name",
+            hint="ADK requires App names to be Python identifiers, e.g. 'support_app'.",
+        )
+
+
+def build_app(root: Node, config: ExecutionConfig | None = None, model_for: ModelFor | None = None,
+              extra_plugins: tuple[Any, ...] = ()) -> Any:
+    """A native ADK App for the tree, with the config's plugins, resumability and compaction."""
+    from google.adk.apps.app import App
+
+    config = config or ExecutionConfig()
+    _check_app_name(config.app_name)
+    root_agent = compile_tree(root, model_for)
+    plugins: list[Any] = [*config.plugins, *extra_plugins]
+    if config.custom_metadata:
+        from .plugins import RunMetadataPlugin
+
+        plugins.append(RunMetadataPlugin(config.custom_metadata))
+    kwargs: dict[str, Any] = {"name": config.app_name, "root_agent": root_agent, "plugins": plugins}
+    if config.resumable:
+        from google.adk.apps.app import ResumabilityConfig
+
+        kwargs["resumability_config"] = ResumabilityConfig(is_resumable=True)
+    if config.compaction is not None:
+        from google.adk.apps.app import EventsCompactionConfig
+
+        kwargs["events_compaction_config"] = EventsCompactionConfig(
+            compaction_interval=config.compaction.interval, overlap_size=config.compaction.overlap,
+        )
+    return App(**kwargs)

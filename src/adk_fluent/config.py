@@ -1,0 +1,27 @@
+"""ExecutionConfig: how an expression becomes an ADK App and how it runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+
+@dataclass(frozen=True)
+class CompactionConfig:
+    """ADK's events compaction (EventsCompactionConfig): summarise old events every `interval` turns."""
+
+    interval: int = 10
+    overlap: int = 2
+
+
+@dataclass(frozen=True)
+class ExecutionConfig:
+    """App-level settings: name, plugins, resumability, compaction, run metadata, limits."""
+
+    app_name: str = "adk_fluent_app"
+    max_llm_calls: int = 500
+    streaming_mode: Literal["none", "sse"] = "none"
+    resumable: bool = False
+    compaction: CompactionConfig | None = None
+    custom_metadata: dict[str, Any] | None = None
+    plugins: tuple[Any, ...] = field(default_factory=tuple)

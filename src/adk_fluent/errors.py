@@ -1,0 +1,65 @@
+"""Every error and warning adk-fluent raises, in one place.
+
+Messages name the agent and the field, and end with a hint: a user's mistake never surfaces
+as a bare KeyError, AttributeError or a pydantic trace from inside ADK.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class AdkFluentError(Exception):
+    """Base class of adk-fluent's errors."""
+
+
+class BuildError(AdkFluentError, ValueError):
+    """A builder expression that cannot become a valid ADK tree."""
+
+    def __init__(self, message: str, *, agent: str | None = None, field: str | None = None,
+                 hint: str | None = None) -> None:
+        self.agent = agent
+        self.field = field
+        self.hint = hint
+        where = []
+        if agent is not None:
+            where.append(f"agent '{agent}'")
+        if field is not None:
+            where.append(f"field '{field}'")
+        text = f"{', '.join(where)}: {message}" if where else message
+        if hint:
+            text += f"\n  hint: {hint}"
+        super().__init__(text)
+
+
+class UnknownSetterError(BuildError, AttributeError):
+    """A method that no builder has (usually a typo)."""
+
+
+class FieldNotInstalledError(BuildError):
+    """A field that exists in some supported ADK versions but not the installed one."""
+
+
+class DuplicateNameError(BuildError):
+    """Two agents with one name in one tree (ADK looks agents up by name)."""
+
+
+class EmptyCompositeError(BuildError):
+    """A Pipeline, FanOut, Loop or Fallback with nothing inside."""
+
+
+class ScriptError(AdkFluentError, AssertionError):
+    """A scripted model was called more often than scripted, or left steps unconsumed."""
+
+
+class AdkFluentWarning(UserWarning):
+    """Something that will run but is probably not what the author meant."""
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
+    """A 'did you mean' hint for a misspelt name, or None."""
+    matches = difflib.get_close_matches(name, sorted(set(candidates)), n=3, cutoff=0.6)
+    if not matches:
+        return None
+    return "did you mean " + " or ".join(f"'{m}'" for m in matches) + "?"

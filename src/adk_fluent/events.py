@@ -1,0 +1,94 @@
+"""AgentEvent: a backend-agnostic view of one ADK event, keeping the raw event at hand."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ToolCallInfo:
+    tool_name: str
+    args: dict[str, Any]
+    call_id: str | None
+
+
+@dataclass(frozen=True)
+class ToolResponseInfo:
+    tool_name: str
+    result: Any
+    call_id: str | None
+
+
+@dataclass(frozen=True)
+class AgentEvent:
+    """One event as the client receives it (spec v4 section 4.1); `raw` is ADK's own Event."""
+
+    author: str
+    content: str | None = None
+    state_delta: dict[str, Any] = field(default_factory=dict)
+    artifact_delta: dict[str, int] = field(default_factory=dict)
+    transfer_to: str | None = None
+    escalate: bool = False
+    tool_calls: tuple[ToolCallInfo, ...] = ()
+    tool_responses: tuple[ToolResponseInfo, ...] = ()
+    is_final: bool = False
+    is_partial: bool = False
+    end_of_agent: bool = False
+    error_code: str | None = None
+    error_message: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    invocation_id: str = ""
+    id: str = ""
+    timestamp: float = 0.0
+    raw: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def is_error(self) -> bool:
+        return self.error_code is not None or self.error_message is not None
+
+    @classmethod
+    def from_adk(cls, event: Any) -> AgentEvent:
+        """Convert an ADK `Event`."""
+        actions = event.actions
+        text = None
+        calls: list[ToolCallInfo] = []
+        responses: list[ToolResponseInfo] = []
+        if event.content is not None and event.content.parts:
+            texts = [p.text for p in event.content.parts if getattr(p, "text", None) and not getattr(p, "thought", False)]
+            text = "".join(texts) if texts else None
+            for part in event.content.parts:
+                if part.function_call is not None:
+                    calls.append(ToolCallInfo(part.function_call.name or "", dict(part.function_call.args or {}),
+                                              part.function_call.id))
+                if part.function_response is not None:
+                    responses.append(ToolResponseInfo(part.function_response.name or "",
+                                                      part.function_response.response, part.function_response.id))
+        return cls(
+            author=event.author,
+            content=text,
+            state_delta=dict(actions.state_delta or {}) if actions else {},
+            artifact_delta=dict(actions.artifact_delta or {}) if actions else {},
+            transfer_to=actions.transfer_to_agent if actions else None,
+            escalate=bool(actions.escalate) if actions else False,
+            tool_calls=tuple(calls),
+            tool_responses=tuple(responses),
+            is_final=bool(event.is_final_response()),
+            is_partial=bool(event.partial),
+            end_of_agent=bool(getattr(actions, "end_of_agent", False)) if actions else False,
+            error_code=getattr(event, "error_code", None),
+            error_message=getattr(event, "error_message", None),
+            metadata=dict(event.custom_metadata or {}),
+            invocation_id=event.invocation_id or "",
+            id=event.id or "",
+            timestamp=float(event.timestamp or 0.0),
+            raw=event,
+        )
+
+
+def final_text(events: list[AgentEvent]) -> str:
+    """The last final response's text in an event list ('' when there is none)."""
+    for event in reversed(events):
+        if event.is_final and event.content:
+            return event.content
+    return ""

@@ -1,0 +1,19 @@
+"""Reading ADK instruction templates: which state keys `{key}` and `{key?}` refer to."""
+
+from __future__ import annotations
+
+import re
+
+# ADK substitutes `{name}` and `{name?}` where name is an identifier, optionally scoped with
+# app:, user: or temp:. `{artifact.x}` refers to an artifact, not state.
+_TEMPLATE_VAR = re.compile(r"\{((?:app:|user:|temp:)?[A-Za-z_][A-Za-z0-9_]*)(\?)?\}")
+
+
+def template_keys(instruction: object) -> tuple[frozenset[str], frozenset[str]]:
+    """(required keys, optional keys) a string instruction reads; callables read nothing we can see."""
+    if not isinstance(instruction, str):
+        return frozenset(), frozenset()
+    required, optional = set(), set()
+    for match in _TEMPLATE_VAR.finditer(instruction):
+        (optional if match.group(2) else required).add(match.group(1))
+    return frozenset(required), frozenset(optional - required)

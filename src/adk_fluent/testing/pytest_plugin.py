@@ -1,0 +1,28 @@
+"""pytest plugin (auto-registered): the `mock_adk` fixture.
+
+`mock_adk({...})` returns a mock backend; at teardown every backend it made must have used
+all its scripted steps, so a test cannot pass while part of its script never ran.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture
+def mock_adk() -> Iterator[Callable[[Mapping[str, Any]], Any]]:
+    from .mock import MockBackend
+
+    made: list[MockBackend] = []
+
+    def factory(responses: Mapping[str, Any]) -> MockBackend:
+        backend = MockBackend(responses)
+        made.append(backend)
+        return backend
+
+    yield factory
+    for backend in made:
+        backend.assert_consumed()
