@@ -9,7 +9,7 @@ Importing adk_fluent is cheap: google-adk itself is imported when something is b
 
 from . import runtime as _runtime  # noqa: F401  (registers the engine with the builders)
 from .agent import Agent
-from .composites import FanOut, Fallback, Loop, Pipeline, Until, until
+from .composites import Fallback, FanOut, Loop, Pipeline, Until, until
 from .config import CompactionConfig, ExecutionConfig
 from .errors import (
     AdkFluentError,
@@ -23,8 +23,23 @@ from .errors import (
 from .events import AgentEvent, final_text
 
 __all__ = [
-    "AdkFluentError", "AdkFluentWarning", "Agent", "AgentEvent", "BuildError", "CompactionConfig",
-    "DuplicateNameError", "EmptyCompositeError", "ExecutionConfig", "FanOut", "Fallback",
-    "FieldNotInstalledError", "Loop", "Pipeline", "UnknownSetterError", "Until", "final_text", "until",
+    "AdkFluentError",
+    "AdkFluentWarning",
+    "Agent",
+    "AgentEvent",
+    "BuildError",
+    "CompactionConfig",
+    "DuplicateNameError",
+    "EmptyCompositeError",
+    "ExecutionConfig",
+    "FanOut",
+    "Fallback",
+    "FieldNotInstalledError",
+    "Loop",
+    "Pipeline",
+    "UnknownSetterError",
+    "Until",
+    "final_text",
+    "until",
 ]
 __version__ = "0.1.0"

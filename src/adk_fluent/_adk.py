@@ -59,7 +59,8 @@ def quiet_workflow_deprecation() -> Iterator[None]:
     """
     with warnings.catch_warnings():
         warnings.filterwarnings(
-            "ignore", message=r".*(SequentialAgent|ParallelAgent|LoopAgent) is deprecated in favor of Workflow.*",
+            "ignore",
+            message=r".*(SequentialAgent|ParallelAgent|LoopAgent) is deprecated in favor of Workflow.*",
             category=DeprecationWarning,
         )
         yield

@@ -36,27 +36,35 @@ class Agent(BuilderBase, LlmAgentSetters):
         if not isinstance(instruction, str) and not callable(instruction):
             raise BuildError(
                 f"an instruction must be text or a callable, not {type(instruction).__name__}",
-                agent=self._name, field="instruction",
+                agent=self._name,
+                field="instruction",
             )
         return self._set_field("instruction", instruction)
 
-    def tool(self, fn_or_tool: Any, *, require_confirmation: bool | Callable[..., bool] = False) -> Self:
+    def tool(
+        self, fn_or_tool: Any, *, require_confirmation: bool | Callable[..., bool] = False
+    ) -> Self:
         """Add one tool: a function, an ADK tool or toolset. Optionally ask a person to confirm each call."""
         if require_confirmation:
             if not callable(fn_or_tool) or hasattr(fn_or_tool, "run_async"):
                 raise BuildError(
                     "require_confirmation needs a plain function",
-                    agent=self._name, field="tools",
+                    agent=self._name,
+                    field="tools",
                     hint="for an ADK tool object, construct it with require_confirmation yourself.",
                 )
             from google.adk.tools.function_tool import FunctionTool
 
             fn_or_tool = FunctionTool(fn_or_tool, require_confirmation=require_confirmation)
-        elif not callable(fn_or_tool) and not hasattr(fn_or_tool, "run_async") and not hasattr(
-            fn_or_tool, "get_tools"
+        elif (
+            not callable(fn_or_tool)
+            and not hasattr(fn_or_tool, "run_async")
+            and not hasattr(fn_or_tool, "get_tools")
         ):
             raise BuildError(
-                f"{fn_or_tool!r} is not a tool", agent=self._name, field="tools",
+                f"{fn_or_tool!r} is not a tool",
+                agent=self._name,
+                field="tools",
                 hint="pass a function, an ADK BaseTool or a BaseToolset.",
             )
         return self._append_field("tools", (fn_or_tool,))
@@ -64,7 +72,9 @@ class Agent(BuilderBase, LlmAgentSetters):
     def outputs(self, key: str) -> Self:
         """Declare this agent's role as producing `key`: its final reply is stored in state[key]."""
         if not isinstance(key, str) or not key:
-            raise BuildError("an output key must be a non-empty string", agent=self._name, field="output_key")
+            raise BuildError(
+                "an output key must be a non-empty string", agent=self._name, field="output_key"
+            )
         return self._set_field("output_key", key)
 
     def delegate(self, *agents: BuilderBase) -> Self:
@@ -73,7 +83,8 @@ class Agent(BuilderBase, LlmAgentSetters):
             if not isinstance(agent, BuilderBase):
                 raise BuildError(
                     f"can only delegate to builders, got {type(agent).__name__}",
-                    agent=self._name, field="sub_agents",
+                    agent=self._name,
+                    field="sub_agents",
                 )
         return self._copy(_delegates=(*self._delegates, *agents))
 

@@ -7,15 +7,32 @@ naming the agent and the field.
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
 from adk_fluent_generated.compile_cases import COMPILE_CASES, adk_class
 
-from ._adk import quiet_workflow_deprecation
+from ._adk import adk_major, quiet_workflow_deprecation
 from .config import ExecutionConfig
 from .errors import BuildError, DuplicateNameError, EmptyCompositeError
 from .ir import FallbackNode, LlmAgentNode, Node, UntilNode, iter_paths
+
+# ADK 1.x calls agent callbacks with keyword arguments (callback_context=..., llm_request=...);
+# 2.x binds them by keyword when the names fit and positionally (in this order) otherwise. We
+# give 1.x the same rule, so `def cb(ctx, request)` works on every supported ADK.
+_CALLBACK_PARAM_ORDER = (
+    "tool",
+    "args",
+    "tool_context",
+    "response",
+    "tool_response",
+    "callback_context",
+    "llm_request",
+    "llm_response",
+    "error",
+)
 
 ModelFor = Callable[[str], Any]  # agent name -> model to use instead (scripted models), or None
 
@@ -29,7 +46,8 @@ def check_names(root: Node) -> None:
             second = " > ".join(path)
             raise DuplicateNameError(
                 f"the name is used twice in one tree: at {first} and at {second}",
-                agent=node.name, field="name",
+                agent=node.name,
+                field="name",
                 hint=f"rename one, e.g. with .clone('{node.name}_2'), or name composites with .named(...).",
             )
         seen[node.name] = path
@@ -45,9 +63,49 @@ def _validation_error(node: Node, error: Any) -> BuildError:
         shown = repr(value) if not isinstance(value, dict) else "{...}"
         problems.append(f"{item.get('msg')} (got {shown[:80]})" if loc else str(item.get("msg")))
     return BuildError(
-        "; ".join(problems), agent=node.name, field=field,
+        "; ".join(problems),
+        agent=node.name,
+        field=field,
         hint=f"ADK's {getattr(node, 'ADK_CLASS', 'agent')} rejected this value; see the setter's docstring for the accepted type.",
     )
+
+
+def _bind_like_adk2(fn: Callable[..., Any]) -> Callable[..., Any]:
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return fn
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError:
+            ordered = sorted(kwargs.items(), key=lambda item: _param_rank(item[0]))
+            return fn(*args, *(value for _, value in ordered))
+        return fn(*args, **kwargs)
+
+    return call
+
+
+def _param_rank(name: str) -> int:
+    return (
+        _CALLBACK_PARAM_ORDER.index(name)
+        if name in _CALLBACK_PARAM_ORDER
+        else len(_CALLBACK_PARAM_ORDER)
+    )
+
+
+def _adapt_callbacks(kwargs: dict[str, Any]) -> None:
+    if adk_major() >= 2:
+        return
+    for field, value in kwargs.items():
+        if field.endswith("_callback") and value is not None:
+            kwargs[field] = (
+                [_bind_like_adk2(f) for f in value]
+                if isinstance(value, list)
+                else _bind_like_adk2(value)
+            )
 
 
 def compile_node(node: Node, model_for: ModelFor | None = None) -> Any:
@@ -60,6 +118,7 @@ def compile_node(node: Node, model_for: ModelFor | None = None) -> Any:
         class_name, case = COMPILE_CASES[type(node)]
         sub_agents = [compile_node(child, model_for) for child in node.children]
         kwargs = case(node, sub_agents)
+        _adapt_callbacks(kwargs)
         if isinstance(node, LlmAgentNode) and model_for is not None:
             model = model_for(node.name)
             if model is not None:
@@ -72,13 +131,16 @@ def compile_node(node: Node, model_for: ModelFor | None = None) -> Any:
     if isinstance(node, FallbackNode):
         from .native_agents import FallbackAgent
 
-        return FallbackAgent(name=node.name, sub_agents=[compile_node(c, model_for) for c in node.children])
+        return FallbackAgent(
+            name=node.name, sub_agents=[compile_node(c, model_for) for c in node.children]
+        )
     if isinstance(node, UntilNode):
         from .native_agents import UntilCheckAgent
 
         return UntilCheckAgent(name=node.name, predicate=node.predicate)
-    raise BuildError(f"no compile case for IR node type {type(node).__name__}",
-                     agent=getattr(node, "name", None))
+    raise BuildError(
+        f"no compile case for IR node type {type(node).__name__}", agent=getattr(node, "name", None)
+    )
 
 
 def compile_tree(root: Node, model_for: ModelFor | None = None) -> Any:
@@ -90,13 +152,18 @@ def compile_tree(root: Node, model_for: ModelFor | None = None) -> Any:
 def _check_app_name(name: str) -> None:
     if not isinstance(name, str) or not name.isidentifier():
         raise BuildError(
-            f"{name!r} is not a valid App name", field="app_name",
+            f"{name!r} is not a valid App name",
+            field="app_name",
             hint="ADK requires App names to be Python identifiers, e.g. 'support_app'.",
         )
 
 
-def build_app(root: Node, config: ExecutionConfig | None = None, model_for: ModelFor | None = None,
-              extra_plugins: tuple[Any, ...] = ()) -> Any:
+def build_app(
+    root: Node,
+    config: ExecutionConfig | None = None,
+    model_for: ModelFor | None = None,
+    extra_plugins: tuple[Any, ...] = (),
+) -> Any:
     """A native ADK App for the tree, with the config's plugins, resumability and compaction."""
     from google.adk.apps.app import App
 
@@ -117,6 +184,7 @@ def build_app(root: Node, config: ExecutionConfig | None = None, model_for: Mode
         from google.adk.apps.app import EventsCompactionConfig
 
         kwargs["events_compaction_config"] = EventsCompactionConfig(
-            compaction_interval=config.compaction.interval, overlap_size=config.compaction.overlap,
+            compaction_interval=config.compaction.interval,
+            overlap_size=config.compaction.overlap,
         )
     return App(**kwargs)

@@ -109,9 +109,13 @@ class BuilderBase:
             if not callable(callback):
                 raise BuildError(
                     f"expected a callable, got {type(callback).__name__}",
-                    agent=self._name, field=field, hint="pass a function or coroutine function.",
+                    agent=self._name,
+                    field=field,
+                    hint="pass a function or coroutine function.",
                 )
-        return self._copy(_fields={**self._fields, field: (*self._fields.get(field, ()), *callbacks)})
+        return self._copy(
+            _fields={**self._fields, field: (*self._fields.get(field, ()), *callbacks)}
+        )
 
     def __getattr__(self, attr: str) -> Any:
         if attr.startswith("_"):
@@ -121,7 +125,8 @@ class BuilderBase:
             f"{type(self).__name__} has no method '{attr}'",
             agent=self.__dict__.get("_name"),
             field=attr,
-            hint=did_you_mean(attr, candidates) or f"see help({type(self).__name__}) for its methods.",
+            hint=did_you_mean(attr, candidates)
+            or f"see help({type(self).__name__}) for its methods.",
         )
 
     # -- composition operators (precedence: * and // bind tighter than >>, which binds tighter than |)
@@ -187,8 +192,9 @@ class BuilderBase:
         """The stored ADK session (events and state), as the session store holds it."""
         return await _engine().get_session(self, session_id, user_id=user_id, **options)
 
-    async def rewind(self, session_id: str, before_invocation_id: str, *, user_id: str = "user",
-                     **options: Any) -> None:
+    async def rewind(
+        self, session_id: str, before_invocation_id: str, *, user_id: str = "user", **options: Any
+    ) -> None:
         """Rewind a session to before an invocation (ADK's Runner.rewind_async)."""
         await _engine().rewind(self, session_id, before_invocation_id, user_id=user_id, **options)
 

@@ -59,7 +59,8 @@ class _Composite(BuilderBase):
         if not children:
             raise EmptyCompositeError(
                 f"{type(self).__name__} needs at least one step",
-                agent=name, hint=f"pass agents: {type(self).__name__}(Agent('a'), Agent('b')).",
+                agent=name,
+                hint=f"pass agents: {type(self).__name__}(Agent('a'), Agent('b')).",
             )
         super().__init__(name if name is not None else _auto_name(self._PREFIX, children))
         self._steps = children
@@ -73,8 +74,12 @@ class _Composite(BuilderBase):
     def named(self, name: str) -> Self:
         """Give the composite an explicit name (it then stays a unit under `>>` / `|`)."""
         if not is_valid_name(name):
-            raise BuildError(f"{name!r} is not a valid agent name", agent=name, field="name",
-                             hint="use a Python identifier other than 'user'.")
+            raise BuildError(
+                f"{name!r} is not a valid agent name",
+                agent=name,
+                field="name",
+                hint="use a Python identifier other than 'user'.",
+            )
         return self._copy(_name=name, _named=True)
 
     def _child_irs(self) -> tuple[Any, ...]:
@@ -89,8 +94,12 @@ class Pipeline(_Composite, SequentialAgentSetters):
     _PREFIX = "pipeline"
 
     def to_ir(self) -> SequentialAgentNode:
-        return SequentialAgentNode(name=self._name, **self._fields, children=self._child_irs(),
-                                   visibility=self._meta.get("visibility"))
+        return SequentialAgentNode(
+            name=self._name,
+            **self._fields,
+            children=self._child_irs(),
+            visibility=self._meta.get("visibility"),
+        )
 
 
 class FanOut(_Composite, ParallelAgentSetters):
@@ -101,8 +110,12 @@ class FanOut(_Composite, ParallelAgentSetters):
     _PREFIX = "fanout"
 
     def to_ir(self) -> ParallelAgentNode:
-        return ParallelAgentNode(name=self._name, **self._fields, children=self._child_irs(),
-                                 visibility=self._meta.get("visibility"))
+        return ParallelAgentNode(
+            name=self._name,
+            **self._fields,
+            children=self._child_irs(),
+            visibility=self._meta.get("visibility"),
+        )
 
 
 @dataclass(frozen=True)
@@ -116,8 +129,10 @@ class Until:
 def until(predicate: Callable[[Any], bool], *, max: int = 10) -> Until:  # noqa: A002 - spec's name
     """Loop condition for `body * until(pred, max=...)`: checked after every iteration."""
     if not callable(predicate):
-        raise BuildError("until() needs a callable predicate taking the state",
-                         hint="e.g. until(lambda state: state.get('done') == 'yes').")
+        raise BuildError(
+            "until() needs a callable predicate taking the state",
+            hint="e.g. until(lambda state: state.get('done') == 'yes').",
+        )
     if not isinstance(max, int) or max < 1:
         raise BuildError(f"until(max=...) must be a positive int, got {max!r}")
     return Until(predicate, max)
@@ -130,16 +145,24 @@ class Loop(_Composite, LoopAgentSetters):
     _KIND = "loop"
     _PREFIX = "loop"
 
-    def __init__(self, *body: Any, max_iterations: int | None = None, until: Until | None = None,
-                 name: str | None = None) -> None:
+    def __init__(
+        self,
+        *body: Any,
+        max_iterations: int | None = None,
+        until: Until | None = None,
+        name: str | None = None,
+    ) -> None:
         super().__init__(*body, name=name)
         self._until = until
         if until is not None and max_iterations is None:
             max_iterations = until.max
         if max_iterations is not None:
             if not isinstance(max_iterations, int) or max_iterations < 1:
-                raise BuildError(f"max_iterations must be a positive int, got {max_iterations!r}",
-                                 agent=self._name, field="max_iterations")
+                raise BuildError(
+                    f"max_iterations must be a positive int, got {max_iterations!r}",
+                    agent=self._name,
+                    field="max_iterations",
+                )
             self._fields = {"max_iterations": max_iterations}
 
     def to_ir(self) -> LoopAgentNode:
@@ -147,8 +170,12 @@ class Loop(_Composite, LoopAgentSetters):
         if self._until is not None:
             check = UntilNode(name=f"{self._name}__until", predicate=self._until.predicate)
             children = (*children, check)
-        return LoopAgentNode(name=self._name, **self._fields, children=children,
-                             visibility=self._meta.get("visibility"))
+        return LoopAgentNode(
+            name=self._name,
+            **self._fields,
+            children=children,
+            visibility=self._meta.get("visibility"),
+        )
 
 
 class Fallback(_Composite):
@@ -163,8 +190,9 @@ class Fallback(_Composite):
     _PREFIX = "fallback"
 
     def to_ir(self) -> FallbackNode:
-        return FallbackNode(name=self._name, children=self._child_irs(),
-                            visibility=self._meta.get("visibility"))
+        return FallbackNode(
+            name=self._name, children=self._child_irs(), visibility=self._meta.get("visibility")
+        )
 
 
 # -- operators ---------------------------------------------------------------------------------
@@ -188,8 +216,11 @@ def _loop(body: BuilderBase, times: Any) -> Loop:
     if isinstance(times, Until):
         return Loop(body, until=times)
     if isinstance(times, bool) or not isinstance(times, int) or times < 1:
-        raise BuildError(f"`{body.name} * {times!r}`: a loop count must be a positive int or until(...)",
-                         agent=body.name, field="max_iterations")
+        raise BuildError(
+            f"`{body.name} * {times!r}`: a loop count must be a positive int or until(...)",
+            agent=body.name,
+            field="max_iterations",
+        )
     return Loop(body, max_iterations=times)
 
 

@@ -17,8 +17,14 @@ class AdkFluentError(Exception):
 class BuildError(AdkFluentError, ValueError):
     """A builder expression that cannot become a valid ADK tree."""
 
-    def __init__(self, message: str, *, agent: str | None = None, field: str | None = None,
-                 hint: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        agent: str | None = None,
+        field: str | None = None,
+        hint: str | None = None,
+    ) -> None:
         self.agent = agent
         self.field = field
         self.hint = hint

@@ -55,15 +55,29 @@ class AgentEvent:
         calls: list[ToolCallInfo] = []
         responses: list[ToolResponseInfo] = []
         if event.content is not None and event.content.parts:
-            texts = [p.text for p in event.content.parts if getattr(p, "text", None) and not getattr(p, "thought", False)]
+            texts = [
+                p.text
+                for p in event.content.parts
+                if getattr(p, "text", None) and not getattr(p, "thought", False)
+            ]
             text = "".join(texts) if texts else None
             for part in event.content.parts:
                 if part.function_call is not None:
-                    calls.append(ToolCallInfo(part.function_call.name or "", dict(part.function_call.args or {}),
-                                              part.function_call.id))
+                    calls.append(
+                        ToolCallInfo(
+                            part.function_call.name or "",
+                            dict(part.function_call.args or {}),
+                            part.function_call.id,
+                        )
+                    )
                 if part.function_response is not None:
-                    responses.append(ToolResponseInfo(part.function_response.name or "",
-                                                      part.function_response.response, part.function_response.id))
+                    responses.append(
+                        ToolResponseInfo(
+                            part.function_response.name or "",
+                            part.function_response.response,
+                            part.function_response.id,
+                        )
+                    )
         return cls(
             author=event.author,
             content=text,

@@ -19,8 +19,18 @@ from adk_fluent_generated.ir_nodes import (
 from adk_fluent_generated.sentinel import UNSET
 
 __all__ = [
-    "ADK_NODE_TYPES", "UNSET", "LlmAgentNode", "LoopAgentNode", "ParallelAgentNode",
-    "SequentialAgentNode", "FallbackNode", "UntilNode", "Node", "walk", "child_nodes", "iter_paths",
+    "ADK_NODE_TYPES",
+    "UNSET",
+    "LlmAgentNode",
+    "LoopAgentNode",
+    "ParallelAgentNode",
+    "SequentialAgentNode",
+    "FallbackNode",
+    "UntilNode",
+    "Node",
+    "walk",
+    "child_nodes",
+    "iter_paths",
 ]
 
 

@@ -16,8 +16,12 @@ from google.adk.events.event_actions import EventActions
 
 
 def _event(ctx: Any, author: str, **actions: Any) -> Event:
-    return Event(author=author, invocation_id=ctx.invocation_id, branch=ctx.branch,
-                 actions=EventActions(**actions))
+    return Event(
+        author=author,
+        invocation_id=ctx.invocation_id,
+        branch=ctx.branch,
+        actions=EventActions(**actions),
+    )
 
 
 class FallbackAgent(BaseAgent):
@@ -43,7 +47,10 @@ class UntilCheckAgent(BaseAgent):
     predicate: Callable[[Any], bool]
 
     async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
-        state = MappingProxyType(ctx.session.state.to_dict() if hasattr(ctx.session.state, "to_dict")
-                                 else dict(ctx.session.state))
+        state = MappingProxyType(
+            ctx.session.state.to_dict()
+            if hasattr(ctx.session.state, "to_dict")
+            else dict(ctx.session.state)
+        )
         if self.predicate(state):
             yield _event(ctx, self.name, escalate=True)

@@ -29,7 +29,7 @@ def session_service_for(store: Any) -> Any:
     if isinstance(store, str):
         url = store
         if url.startswith("sqlite:///"):
-            url = "sqlite+aiosqlite:///" + url[len("sqlite:///"):]
+            url = "sqlite+aiosqlite:///" + url[len("sqlite:///") :]
         try:
             from google.adk.sessions.database_session_service import DatabaseSessionService
         except ImportError as error:
@@ -41,8 +41,11 @@ def session_service_for(store: Any) -> Any:
         return DatabaseSessionService(db_url=url)
     if hasattr(store, "append_event") and hasattr(store, "get_session"):
         return store
-    raise BuildError(f"unsupported session_store {store!r}", field="session_store",
-                     hint="use 'memory', 'sqlite:///path.db', a database URL, or an ADK session service.")
+    raise BuildError(
+        f"unsupported session_store {store!r}",
+        field="session_store",
+        hint="use 'memory', 'sqlite:///path.db', a database URL, or an ADK session service.",
+    )
 
 
 @dataclass
@@ -61,44 +64,84 @@ class Engine:
     def build(self, builder: BuilderBase, backend: Any = None) -> Any:
         return compile_tree(_checked(builder, backend), _model_for(backend))
 
-    def to_app(self, builder: BuilderBase, config: ExecutionConfig | None = None, backend: Any = None) -> Any:
+    def to_app(
+        self, builder: BuilderBase, config: ExecutionConfig | None = None, backend: Any = None
+    ) -> Any:
         return build_app(_checked(builder, backend), config, _model_for(backend))
 
-    def to_runner(self, builder: BuilderBase, config: ExecutionConfig | None = None, *,
-                  session_service: Any = None, artifact_service: Any = None, memory_service: Any = None,
-                  credential_service: Any = None, session_store: Any = None, backend: Any = None) -> Any:
+    def to_runner(
+        self,
+        builder: BuilderBase,
+        config: ExecutionConfig | None = None,
+        *,
+        session_service: Any = None,
+        artifact_service: Any = None,
+        memory_service: Any = None,
+        credential_service: Any = None,
+        session_store: Any = None,
+        backend: Any = None,
+    ) -> Any:
         from google.adk.runners import Runner
 
         if session_service is None:
             session_service = session_service_for(session_store)
-        return Runner(app=self.to_app(builder, config, backend), session_service=session_service,
-                      artifact_service=artifact_service, memory_service=memory_service,
-                      credential_service=credential_service)
+        return Runner(
+            app=self.to_app(builder, config, backend),
+            session_service=session_service,
+            artifact_service=artifact_service,
+            memory_service=memory_service,
+            credential_service=credential_service,
+        )
 
-    def _bound(self, builder: BuilderBase, config: ExecutionConfig | None, session_store: Any,
-               backend: Any, services: dict[str, Any]) -> _Bound:
+    def _bound(
+        self,
+        builder: BuilderBase,
+        config: ExecutionConfig | None,
+        session_store: Any,
+        backend: Any,
+        services: dict[str, Any],
+    ) -> _Bound:
         cache: dict[Any, _Bound] = builder.__dict__.setdefault("_cache", {})
-        key = (id(config), _store_key(session_store), id(backend),
-               tuple(sorted((k, id(v)) for k, v in services.items())))
+        key = (
+            id(config),
+            _store_key(session_store),
+            id(backend),
+            tuple(sorted((k, id(v)) for k, v in services.items())),
+        )
         bound = cache.get(key)
         if bound is None:
             config = config or ExecutionConfig()
             service = services.pop("session_service", None) or session_service_for(session_store)
-            runner = self.to_runner(builder, config, session_service=service, backend=backend, **services)
+            runner = self.to_runner(
+                builder, config, session_service=service, backend=backend, **services
+            )
             bound = _Bound(runner.app, runner, service, config)
             cache[key] = bound
         return bound
 
     async def _ensure_session(self, bound: _Bound, user_id: str, session_id: str) -> None:
         service = bound.session_service
-        existing = await service.get_session(app_name=bound.app.name, user_id=user_id, session_id=session_id)
+        existing = await service.get_session(
+            app_name=bound.app.name, user_id=user_id, session_id=session_id
+        )
         if existing is None:
-            await service.create_session(app_name=bound.app.name, user_id=user_id, session_id=session_id)
+            await service.create_session(
+                app_name=bound.app.name, user_id=user_id, session_id=session_id
+            )
 
-    async def stream(self, builder: BuilderBase, prompt: str, *, user_id: str = DEFAULT_USER,
-                     session_id: str | None = None, config: ExecutionConfig | None = None,
-                     session_store: Any = None, backend: Any = None, run_config: Any = None,
-                     **services: Any) -> AsyncIterator[AgentEvent]:
+    async def stream(
+        self,
+        builder: BuilderBase,
+        prompt: str,
+        *,
+        user_id: str = DEFAULT_USER,
+        session_id: str | None = None,
+        config: ExecutionConfig | None = None,
+        session_store: Any = None,
+        backend: Any = None,
+        run_config: Any = None,
+        **services: Any,
+    ) -> AsyncIterator[AgentEvent]:
         from google.adk.agents.run_config import RunConfig, StreamingMode
         from google.genai import types
 
@@ -108,11 +151,14 @@ class Engine:
         if run_config is None:
             run_config = RunConfig(
                 max_llm_calls=bound.config.max_llm_calls,
-                streaming_mode=StreamingMode.SSE if bound.config.streaming_mode == "sse" else StreamingMode.NONE,
+                streaming_mode=StreamingMode.SSE
+                if bound.config.streaming_mode == "sse"
+                else StreamingMode.NONE,
             )
         message = types.Content(role="user", parts=[types.Part(text=prompt)])
-        async for event in bound.runner.run_async(user_id=user_id, session_id=session_id,
-                                                  new_message=message, run_config=run_config):
+        async for event in bound.runner.run_async(
+            user_id=user_id, session_id=session_id, new_message=message, run_config=run_config
+        ):
             yield AgentEvent.from_adk(event)
 
     async def run(self, builder: BuilderBase, prompt: str, **options: Any) -> list[AgentEvent]:
@@ -126,22 +172,44 @@ class Engine:
             asyncio.get_running_loop()
         except RuntimeError:
             return asyncio.run(self.ask(builder, prompt, **options))
-        raise BuildError("ask_sync() was called inside a running event loop",
-                         agent=builder.name, hint="use `await pipeline.ask(...)` there instead.")
+        raise BuildError(
+            "ask_sync() was called inside a running event loop",
+            agent=builder.name,
+            hint="use `await pipeline.ask(...)` there instead.",
+        )
 
-    async def get_session(self, builder: BuilderBase, session_id: str, *, user_id: str = DEFAULT_USER,
-                          config: ExecutionConfig | None = None, session_store: Any = None,
-                          backend: Any = None, **services: Any) -> Any:
+    async def get_session(
+        self,
+        builder: BuilderBase,
+        session_id: str,
+        *,
+        user_id: str = DEFAULT_USER,
+        config: ExecutionConfig | None = None,
+        session_store: Any = None,
+        backend: Any = None,
+        **services: Any,
+    ) -> Any:
         bound = self._bound(builder, config, session_store, backend, services)
-        return await bound.session_service.get_session(app_name=bound.app.name, user_id=user_id,
-                                                       session_id=session_id)
+        return await bound.session_service.get_session(
+            app_name=bound.app.name, user_id=user_id, session_id=session_id
+        )
 
-    async def rewind(self, builder: BuilderBase, session_id: str, before_invocation_id: str, *,
-                     user_id: str = DEFAULT_USER, config: ExecutionConfig | None = None,
-                     session_store: Any = None, backend: Any = None, **services: Any) -> None:
+    async def rewind(
+        self,
+        builder: BuilderBase,
+        session_id: str,
+        before_invocation_id: str,
+        *,
+        user_id: str = DEFAULT_USER,
+        config: ExecutionConfig | None = None,
+        session_store: Any = None,
+        backend: Any = None,
+        **services: Any,
+    ) -> None:
         bound = self._bound(builder, config, session_store, backend, services)
-        await bound.runner.rewind_async(user_id=user_id, session_id=session_id,
-                                        rewind_before_invocation_id=before_invocation_id)
+        await bound.runner.rewind_async(
+            user_id=user_id, session_id=session_id, rewind_before_invocation_id=before_invocation_id
+        )
 
     def to_mermaid(self, builder: BuilderBase) -> str:
         from .viz import to_mermaid

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 
 # ADK substitutes `{name}` and `{name?}` where name is an identifier, optionally scoped with
-# app:, user: or temp:. `{artifact.x}` refers to an artifact, not state.
-_TEMPLATE_VAR = re.compile(r"\{((?:app:|user:|temp:)?[A-Za-z_][A-Za-z0-9_]*)(\?)?\}")
+# app:, user: or temp:. `{artifact.x}` refers to an artifact, not state. `{{x}}` is left out:
+# ADK versions disagree on what it means (see ADK_FACTS.md), so it is not a reliable read.
+_TEMPLATE_VAR = re.compile(r"(?<!\{)\{((?:app:|user:|temp:)?[A-Za-z_][A-Za-z0-9_]*)(\?)?\}(?!\})")
 
 
 def template_keys(instruction: object) -> tuple[frozenset[str], frozenset[str]]:

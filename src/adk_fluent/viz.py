@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from .ir import FallbackNode, LlmAgentNode, LoopAgentNode, Node, ParallelAgentNode, SequentialAgentNode, UntilNode, walk
+from .ir import (
+    FallbackNode,
+    LlmAgentNode,
+    LoopAgentNode,
+    Node,
+    ParallelAgentNode,
+    SequentialAgentNode,
+    UntilNode,
+    walk,
+)
 
 _SHAPES = {
     LlmAgentNode: ('["{label}"]', "agent"),

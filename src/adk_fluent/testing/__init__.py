@@ -4,4 +4,12 @@ from .harness import AgentHarness, HarnessResponse
 from .mock import MockBackend, mock_backend
 from .scripted import ScriptedModel, call, text
 
-__all__ = ["AgentHarness", "HarnessResponse", "MockBackend", "ScriptedModel", "call", "mock_backend", "text"]
+__all__ = [
+    "AgentHarness",
+    "HarnessResponse",
+    "MockBackend",
+    "ScriptedModel",
+    "call",
+    "mock_backend",
+    "text",
+]

@@ -28,8 +28,16 @@ class HarnessResponse:
 class AgentHarness:
     """`await AgentHarness(pipeline, backend=mock_backend({...})).send("Hi")`."""
 
-    def __init__(self, expression: Any, *, backend: Any = None, session_store: Any = None,
-                 user_id: str = "user", session_id: str | None = None, config: Any = None) -> None:
+    def __init__(
+        self,
+        expression: Any,
+        *,
+        backend: Any = None,
+        session_store: Any = None,
+        user_id: str = "user",
+        session_id: str | None = None,
+        config: Any = None,
+    ) -> None:
         self.expression = expression
         self.options = {"backend": backend, "session_store": session_store, "config": config}
         self.user_id = user_id
@@ -37,8 +45,9 @@ class AgentHarness:
 
     async def send(self, prompt: str) -> HarnessResponse:
         """Run one turn in this harness's session."""
-        events = await self.expression.run(prompt, user_id=self.user_id, session_id=self.session_id,
-                                           **self.options)
+        events = await self.expression.run(
+            prompt, user_id=self.user_id, session_id=self.session_id, **self.options
+        )
         return HarnessResponse(events, await self.state())
 
     async def state(self) -> dict[str, Any]:

@@ -30,7 +30,8 @@ class MockBackend:
             raise BuildError(
                 "mock_backend has a script for this agent, but the tree has no LLM agent of that name",
                 agent=scripted,
-                hint=did_you_mean(scripted, names) or f"agents in the tree: {', '.join(sorted(names))}.",
+                hint=did_you_mean(scripted, names)
+                or f"agents in the tree: {', '.join(sorted(names))}.",
             )
 
     @property

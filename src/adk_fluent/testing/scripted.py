@@ -52,13 +52,16 @@ def _response_for(step: Any) -> LlmResponse:
         return step
     if isinstance(step, FunctionCallStep):
         part = types.Part(function_call=types.FunctionCall(name=step.name, args=step.args))
-        return LlmResponse(content=types.Content(role="model", parts=[part]), usage_metadata=_usage())
+        return LlmResponse(
+            content=types.Content(role="model", parts=[part]), usage_metadata=_usage()
+        )
     if isinstance(step, str):
         body = step
     else:
         body = json.dumps(step)
-    return LlmResponse(content=types.Content(role="model", parts=[types.Part(text=body)]),
-                       usage_metadata=_usage())
+    return LlmResponse(
+        content=types.Content(role="model", parts=[types.Part(text=body)]), usage_metadata=_usage()
+    )
 
 
 class _ScriptBook:
@@ -90,8 +93,11 @@ class _ScriptBook:
         return steps[position]
 
     def unconsumed(self) -> dict[str, list[Any]]:
-        return {name: steps[self.positions[name]:] for name, steps in self.scripts.items()
-                if self.positions[name] < len(steps)}
+        return {
+            name: steps[self.positions[name] :]
+            for name, steps in self.scripts.items()
+            if self.positions[name] < len(steps)
+        }
 
 
 def _last_text(request: LlmRequest) -> str:
@@ -116,7 +122,9 @@ class ScriptedModel(BaseLlm):
     agent_name: str = SHARED
     _book: _ScriptBook = PrivateAttr()
 
-    def __init__(self, scripts: Mapping[str, Iterable[Any]] | Iterable[Any] | None = None, **data: Any) -> None:
+    def __init__(
+        self, scripts: Mapping[str, Iterable[Any]] | Iterable[Any] | None = None, **data: Any
+    ) -> None:
         book = data.pop("book", None)
         super().__init__(**data)
         if book is None:
@@ -149,7 +157,10 @@ class ScriptedModel(BaseLlm):
         """Fail when any script has steps left (the run did less than the test expected)."""
         left = self._book.unconsumed()
         if left:
-            detail = "; ".join(f"agent '{name}': {len(steps)} left, next {steps[0]!r}" for name, steps in left.items())
+            detail = "; ".join(
+                f"agent '{name}': {len(steps)} left, next {steps[0]!r}"
+                for name, steps in left.items()
+            )
             raise ScriptError(f"ScriptedModel: scripted steps were never used: {detail}")
 
     @classmethod
@@ -168,10 +179,14 @@ class ScriptedModel(BaseLlm):
         if stream and isinstance(step, str) and step:
             words = step.split(" ")
             for index in range(len(words)):
-                chunk = " ".join(words[index:index + 1]) + (" " if index < len(words) - 1 else "")
-                yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=chunk)]),
-                                  partial=True)
+                chunk = " ".join(words[index : index + 1]) + (" " if index < len(words) - 1 else "")
+                yield LlmResponse(
+                    content=types.Content(role="model", parts=[types.Part(text=chunk)]),
+                    partial=True,
+                )
         yield response
 
 
-ScriptStep = str | FunctionCallStep | LlmResponse | BaseException | Callable[[LlmRequest], Any] | Any
+ScriptStep = (
+    str | FunctionCallStep | LlmResponse | BaseException | Callable[[LlmRequest], Any] | Any
+)

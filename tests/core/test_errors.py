@@ -1,0 +1,107 @@
+"""The error corpus: every user mistake gives a clear error naming the agent, the field, a hint."""
+
+from __future__ import annotations
+
+import pytest
+
+from adk_fluent import (
+    Agent,
+    BuildError,
+    DuplicateNameError,
+    EmptyCompositeError,
+    ExecutionConfig,
+    FanOut,
+    FieldNotInstalledError,
+    Pipeline,
+    UnknownSetterError,
+)
+from tests.conftest import ADK_MAJOR
+
+
+def test_unknown_setter_suggests_the_right_one():
+    with pytest.raises(UnknownSetterError) as info:
+        Agent("helper").instuct("hi")
+    message = str(info.value)
+    assert (
+        "agent 'helper'" in message
+        and "'instuct'" in message
+        and "did you mean 'instruct'" in message
+    )
+    assert isinstance(info.value, AttributeError)  # hasattr() etc. keep working
+
+
+def test_adk_rejected_value_is_reraised_with_agent_name():
+    agent = Agent("summariser").include_contents("everything")
+    with pytest.raises(BuildError) as info:
+        agent.build()
+    message = str(info.value)
+    assert "agent 'summariser'" in message
+    assert "field 'include_contents'" in message
+    assert "'everything'" in message
+    assert "ValidationError" not in message and "pydantic" not in message.lower()
+
+
+def test_duplicate_names_list_both_places():
+    pipeline = Agent("writer") >> (Agent("critic") | Agent("writer"))
+    with pytest.raises(DuplicateNameError) as info:
+        pipeline.build()
+    message = str(info.value)
+    assert "agent 'writer'" in message
+    assert "pipeline__writer__fanout__critic__writer > writer" in message
+    assert "fanout__critic__writer > writer" in message
+    assert "clone" in message
+
+
+def test_empty_composites():
+    with pytest.raises(EmptyCompositeError, match="Pipeline needs at least one step"):
+        Pipeline()
+    with pytest.raises(EmptyCompositeError, match="FanOut needs at least one step"):
+        FanOut(name="branches")
+
+
+def test_invalid_app_name():
+    with pytest.raises(BuildError) as info:
+        Agent("a").to_app(ExecutionConfig(app_name="my app"))
+    assert "field 'app_name'" in str(info.value) and "identifier" in str(info.value)
+
+
+def test_invalid_agent_name():
+    with pytest.raises(BuildError, match="not a valid agent name"):
+        Agent("my agent")
+    with pytest.raises(BuildError, match="must not be 'user'"):
+        Agent("user")
+
+
+def test_composing_a_non_builder():
+    with pytest.raises(BuildError, match="cannot use int"):
+        Agent("a") >> 42
+
+
+def test_bad_loop_count():
+    with pytest.raises(BuildError, match="positive int"):
+        Agent("a") * 0
+
+
+def test_tool_that_is_not_a_tool():
+    with pytest.raises(BuildError, match="field 'tools'"):
+        Agent("a").tool("search")
+
+
+def test_callback_that_is_not_callable():
+    with pytest.raises(BuildError, match="field 'before_model_callback'.*expected a callable"):
+        Agent("a").before_model_callback("nope")
+
+
+@pytest.mark.skipif(ADK_MAJOR >= 2, reason="google-adk 2.x has LlmAgent.mode")
+def test_field_missing_from_installed_adk_names_the_versions_that_have_it():
+    with pytest.raises(FieldNotInstalledError) as info:
+        Agent("a").mode("task")
+    message = str(info.value)
+    assert "agent 'a'" in message and "field 'mode'" in message
+    assert "2.13.0" in message and "upgrade" in message
+
+
+@pytest.mark.skipif(ADK_MAJOR < 2, reason="LlmAgent.mode exists from google-adk 2.0")
+def test_field_present_in_installed_adk_compiles():
+    agent = Agent("a").mode("task").build()
+    assert agent.mode == "task"
