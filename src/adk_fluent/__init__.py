@@ -11,6 +11,7 @@ from . import runtime as _runtime  # noqa: F401  (registers the engine with the 
 from .agent import Agent
 from .composites import Fallback, FanOut, Loop, Pipeline, Until, until
 from .config import CompactionConfig, ExecutionConfig
+from .control import Gate, MapOver, Race, Tap, Timeout, gate, loop_until, map_over, race, tap, timeout
 from .errors import (
     AdkFluentError,
     AdkFluentWarning,
@@ -21,6 +22,9 @@ from .errors import (
     UnknownSetterError,
 )
 from .events import AgentEvent, final_text
+from .routing import Route
+from .state_ops import ReadOnlyState, StateStepError, StateWriteError
+from .transforms import S, StateStep
 
 __all__ = [
     "AdkFluentError",

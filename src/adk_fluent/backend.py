@@ -17,7 +17,24 @@ from adk_fluent_generated.compile_cases import COMPILE_CASES, adk_class
 from ._adk import adk_major, quiet_workflow_deprecation
 from .config import ExecutionConfig
 from .errors import BuildError, DuplicateNameError, EmptyCompositeError
-from .ir import FallbackNode, LlmAgentNode, Node, UntilNode, iter_paths
+from .ir import (
+    ZERO_COST_TYPES,
+    FallbackNode,
+    GateNode,
+    LlmAgentNode,
+    MapOverNode,
+    Node,
+    RaceNode,
+    RouteNode,
+    SequentialAgentNode,
+    TapNode,
+    TimeoutNode,
+    TransformNode,
+    UntilNode,
+    gate_state_key,
+    iter_paths,
+    walk,
+)
 
 # ADK 1.x calls agent callbacks with keyword arguments (callback_context=..., llm_request=...);
 # 2.x binds them by keyword when the names fit and positionally (in this order) otherwise. We
@@ -38,16 +55,20 @@ ModelFor = Callable[[str], Any]  # agent name -> model to use instead (scripted 
 
 
 def check_names(root: Node) -> None:
-    """Every agent name must be unique in one tree: ADK finds agents (and transfers) by name."""
+    """Every agent name must be unique in one tree: ADK finds agents (and transfers) by name.
+
+    Zero-cost steps (state steps, taps, loop checks) are exempt: compile makes their names unique.
+    """
     seen: dict[str, tuple[str, ...]] = {}
     for path, node in iter_paths(root):
+        if isinstance(node, ZERO_COST_TYPES):
+            continue
         if node.name in seen:
             first = " > ".join(seen[node.name])
             second = " > ".join(path)
             raise DuplicateNameError(
                 f"the name is used twice in one tree: at {first} and at {second}",
-                agent=node.name,
-                field="name",
+                agent=node.name, field="name",
                 hint=f"rename one, e.g. with .clone('{node.name}_2'), or name composites with .named(...).",
             )
         seen[node.name] = path
@@ -107,20 +128,46 @@ def _adapt_callbacks(kwargs: dict[str, Any]) -> None:
                 else _bind_like_adk2(value)
             )
 
+class _Compiler:
+    """One compilation: model overrides and unique names for repeated zero-cost steps."""
 
-def compile_node(node: Node, model_for: ModelFor | None = None) -> Any:
-    """Compile one IR node (and its children) into a native ADK agent."""
-    from pydantic import ValidationError
+    def __init__(self, root: Node, model_for: ModelFor | None) -> None:
+        self.model_for = model_for
+        self.taken = {n.name for n in walk(root) if not isinstance(n, ZERO_COST_TYPES)}
 
-    if type(node) in COMPILE_CASES:
+    def unique(self, name: str) -> str:
+        candidate, counter = name, 2
+        while candidate in self.taken:
+            candidate, counter = f"{name}_{counter}", counter + 1
+        self.taken.add(candidate)
+        return candidate
+
+    def children(self, node: Node) -> list[Any]:
+        return [self.compile(child) for child in node.children]
+
+
+    def compile(self, node: Node) -> Any:
+        """Compile one IR node (and its children) into a native ADK agent."""
+        if type(node) in COMPILE_CASES:
+            return self._adk_node(node)
+        handler = _HANDWRITTEN.get(type(node))
+        if handler is None:
+            raise BuildError(f"no compile case for IR node type {type(node).__name__}",
+                             agent=getattr(node, "name", None))
+        return handler(self, node)
+
+    def _adk_node(self, node: Node) -> Any:
+        from pydantic import ValidationError
+
         if not node.children and node.ADK_CLASS != "LlmAgent":
             raise EmptyCompositeError(f"{node.ADK_CLASS} has no sub-agents", agent=node.name)
+        if isinstance(node, SequentialAgentNode) and any(isinstance(n, GateNode) for n in walk(node)):
+            return _gated_sequence(self, node)
         class_name, case = COMPILE_CASES[type(node)]
-        sub_agents = [compile_node(child, model_for) for child in node.children]
-        kwargs = case(node, sub_agents)
+        kwargs = case(node, self.children(node))
         _adapt_callbacks(kwargs)
-        if isinstance(node, LlmAgentNode) and model_for is not None:
-            model = model_for(node.name)
+        if isinstance(node, LlmAgentNode) and self.model_for is not None:
+            model = self.model_for(node.name)
             if model is not None:
                 kwargs["model"] = model
         try:
@@ -128,25 +175,90 @@ def compile_node(node: Node, model_for: ModelFor | None = None) -> Any:
                 return adk_class(class_name)(**kwargs)
         except ValidationError as error:
             raise _validation_error(node, error) from None
-    if isinstance(node, FallbackNode):
-        from .native_agents import FallbackAgent
 
-        return FallbackAgent(
-            name=node.name, sub_agents=[compile_node(c, model_for) for c in node.children]
-        )
-    if isinstance(node, UntilNode):
-        from .native_agents import UntilCheckAgent
 
-        return UntilCheckAgent(name=node.name, predicate=node.predicate)
-    raise BuildError(
-        f"no compile case for IR node type {type(node).__name__}", agent=getattr(node, "name", None)
-    )
+def _fallback(c: _Compiler, node: FallbackNode) -> Any:
+    from .native_agents import FallbackAgent
+
+    return FallbackAgent(name=node.name, sub_agents=c.children(node))
+
+
+def _until(c: _Compiler, node: UntilNode) -> Any:
+    from .native_agents import UntilCheckAgent
+
+    return UntilCheckAgent(name=c.unique(node.name), predicate=node.predicate)
+
+
+def _transform(c: _Compiler, node: TransformNode) -> Any:
+    from .native_agents import StateStepAgent
+
+    return StateStepAgent(name=c.unique(node.name), op=node.op, args=node.args)
+
+
+def _tap(c: _Compiler, node: TapNode) -> Any:
+    from .native_agents import TapAgent
+
+    return TapAgent(name=c.unique(node.name), fn=node.fn)
+
+
+def _route(c: _Compiler, node: RouteNode) -> Any:
+    from .native_flow import RouteAgent
+
+    return RouteAgent(name=node.name, key=node.key, rules=node.rules, has_otherwise=node.has_otherwise,
+                      normalize=node.normalize, sub_agents=c.children(node))
+
+
+def _map_over(c: _Compiler, node: MapOverNode) -> Any:
+    from .control import body_output_key
+    from .native_flow import MapOverAgent
+
+    return MapOverAgent(name=node.name, list_key=node.list_key, item_key=node.item_key,
+                        output_key=node.output_key, body_output_key=body_output_key(node.children[0]),
+                        sub_agents=c.children(node))
+
+
+def _gate(c: _Compiler, node: GateNode) -> Any:
+    from .native_flow import GateAgent
+
+    return GateAgent(name=node.name, predicate=node.predicate, message=node.message,
+                     state_key=gate_state_key(node.name))
+
+
+def _gated_sequence(c: _Compiler, node: SequentialAgentNode) -> Any:
+    from .native_flow import GatedSequenceAgent
+
+    keys = tuple(tuple(gate_state_key(n.name) for n in walk(child) if isinstance(n, GateNode))
+                 for child in node.children)
+    return GatedSequenceAgent(name=node.name, sub_agents=c.children(node), gate_keys=keys)
+
+
+def _timeout(c: _Compiler, node: TimeoutNode) -> Any:
+    from .native_concurrency import TimeoutAgent
+
+    return TimeoutAgent(name=node.name, seconds=node.seconds, sub_agents=c.children(node))
+
+
+def _race(c: _Compiler, node: RaceNode) -> Any:
+    from .native_concurrency import RaceAgent
+
+    return RaceAgent(name=node.name, sub_agents=c.children(node))
+
+
+_HANDWRITTEN: dict[type, Callable[[_Compiler, Any], Any]] = {
+    FallbackNode: _fallback, UntilNode: _until, TransformNode: _transform, TapNode: _tap,
+    RouteNode: _route, MapOverNode: _map_over, GateNode: _gate, TimeoutNode: _timeout, RaceNode: _race,
+}
+
+
+def compile_node(node: Node, model_for: ModelFor | None = None) -> Any:
+    """Compile one IR node (and its children) into a native ADK agent."""
+    return _Compiler(node, model_for).compile(node)
 
 
 def compile_tree(root: Node, model_for: ModelFor | None = None) -> Any:
     """Check the tree, then compile it to the native ADK root agent."""
     check_names(root)
-    return compile_node(root, model_for)
+    return _Compiler(root, model_for).compile(root)
 
 
 def _check_app_name(name: str) -> None:

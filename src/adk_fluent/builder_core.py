@@ -151,6 +151,10 @@ class BuilderBase:
     def __floordiv__(self, other: Any) -> Any:
         return hooks.compose["fallback"](self, other)
 
+    def timeout(self, seconds: float) -> Any:
+        """This step under a deadline: cancelled after `seconds`, with an error event saying so."""
+        return hooks.compose["timeout"](self, seconds)
+
     # -- IR and execution facade ---------------------------------------------------------------
     def to_ir(self) -> Any:
         """The frozen IR tree of this expression."""

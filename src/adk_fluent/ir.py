@@ -56,6 +56,110 @@ class UntilNode:
     visibility: str | None = "zero_cost"
 
 
+@dataclass(frozen=True)
+class TransformNode:
+    """A zero-cost state step (S.*, capture, a plain function): `op` names what it does."""
+
+    name: str
+    op: str
+    args: tuple[Any, ...] = ()
+    reads_keys: frozenset[str] = frozenset()
+    writes_keys: frozenset[str] = frozenset()
+    visibility: str | None = "zero_cost"
+
+
+@dataclass(frozen=True)
+class RouteRule:
+    """One branch condition of a Route: `op` is eq, ne, gt, gte, lt, lte, contains or when."""
+
+    op: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class RouteNode:
+    """Pick one child by a state value: rules[i] leads to children[i]; an `otherwise` child is last."""
+
+    name: str
+    key: str
+    rules: tuple[RouteRule, ...] = ()
+    children: tuple[Any, ...] = ()
+    has_otherwise: bool = False
+    normalize: Any = True  # True: default label normalisation; False: exact; or a callable
+    reads_keys: frozenset[str] = frozenset()
+    writes_keys: frozenset[str] = frozenset()
+    visibility: str | None = "zero_cost"
+
+
+@dataclass(frozen=True)
+class MapOverNode:
+    """Run the body once per item of state[list_key]; store the body's outputs at output_key."""
+
+    name: str
+    list_key: str
+    item_key: str
+    output_key: str
+    children: tuple[Any, ...] = ()  # exactly one: the body
+    reads_keys: frozenset[str] = frozenset()
+    writes_keys: frozenset[str] = frozenset()
+    visibility: str | None = None
+
+
+@dataclass(frozen=True)
+class GateNode:
+    """Pause the run until a person approves in a later turn, when `predicate(state)` says so."""
+
+    name: str
+    predicate: Callable[[Any], bool]
+    message: str
+    reads_keys: frozenset[str] = frozenset()
+    writes_keys: frozenset[str] = frozenset()
+    visibility: str | None = "user"
+
+
+@dataclass(frozen=True)
+class TapNode:
+    """Call `fn` with a read-only view of state; changes nothing."""
+
+    name: str
+    fn: Callable[[Any], Any]
+    reads_keys: frozenset[str] = frozenset()
+    writes_keys: frozenset[str] = frozenset()
+    visibility: str | None = "zero_cost"
+
+
+@dataclass(frozen=True)
+class TimeoutNode:
+    """Cancel the body after `seconds` and emit an error event saying so."""
+
+    name: str
+    seconds: float
+    children: tuple[Any, ...] = ()
+    reads_keys: frozenset[str] = frozenset()
+    writes_keys: frozenset[str] = frozenset()
+    visibility: str | None = None
+
+
+@dataclass(frozen=True)
+class RaceNode:
+    """Run children concurrently; keep the first to finish, cancel the rest."""
+
+    name: str
+    children: tuple[Any, ...] = ()
+    reads_keys: frozenset[str] = frozenset()
+    writes_keys: frozenset[str] = frozenset()
+    visibility: str | None = None
+
+
+# Steps that never call a model; their names may repeat in a tree (compile makes them unique).
+ZERO_COST_TYPES: tuple[type, ...] = (TransformNode, TapNode, UntilNode)
+
+
+def gate_state_key(gate_name: str) -> str:
+    """The session-state key where a gate keeps its status ('pending' / 'rejected')."""
+    return f"adk_fluent_gate__{gate_name}"
+
+
 Node = Any  # any generated ADK node or one of adk-fluent's own nodes
 
 

@@ -1,27 +1,45 @@
-"""Module-level ADK agents that adk-fluent's own IR nodes compile to.
+"""Module-level ADK agents for adk-fluent's simple steps: fallback, loop checks, state steps, taps.
 
 They only use ADK's public extension point (subclassing BaseAgent), and every state change
-they make travels in an event's state_delta.
+they make travels in an event's state_delta, so every session service persists it.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable
-from types import MappingProxyType
 from typing import Any
 
 from google.adk.agents.base_agent import BaseAgent
 from google.adk.events.event import Event
 from google.adk.events.event_actions import EventActions
+from google.genai import types
+
+from .state_ops import OPS, ReadOnlyState
 
 
-def _event(ctx: Any, author: str, **actions: Any) -> Event:
-    return Event(
-        author=author,
-        invocation_id=ctx.invocation_id,
-        branch=ctx.branch,
-        actions=EventActions(**actions),
-    )
+def state_of(ctx: Any) -> dict[str, Any]:
+    """A copy of the session state as this invocation sees it now."""
+    state = ctx.session.state
+    return dict(state.to_dict() if hasattr(state, "to_dict") else state)
+
+
+def user_text(ctx: Any) -> str | None:
+    """The text of the user's message that started this invocation."""
+    content = getattr(ctx, "user_content", None)
+    if content is None or not content.parts:
+        return None
+    return "".join(p.text for p in content.parts if getattr(p, "text", None)) or None
+
+
+def make_event(ctx: Any, author: str, *, text: str | None = None, error: tuple[str, str] | None = None,
+               **actions: Any) -> Event:
+    """An event from a step: optional text, optional (code, message) error, and actions."""
+    content = types.Content(role="model", parts=[types.Part(text=text)]) if text is not None else None
+    extra: dict[str, Any] = {}
+    if error is not None:
+        extra = {"error_code": error[0], "error_message": error[1]}
+    return Event(author=author, invocation_id=ctx.invocation_id, branch=ctx.branch, content=content,
+                 actions=EventActions(**actions), **extra)
 
 
 class FallbackAgent(BaseAgent):
@@ -47,10 +65,31 @@ class UntilCheckAgent(BaseAgent):
     predicate: Callable[[Any], bool]
 
     async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
-        state = MappingProxyType(
-            ctx.session.state.to_dict()
-            if hasattr(ctx.session.state, "to_dict")
-            else dict(ctx.session.state)
-        )
-        if self.predicate(state):
-            yield _event(ctx, self.name, escalate=True)
+        if self.predicate(ReadOnlyState(state_of(ctx), self.name)):
+            yield make_event(ctx, self.name, escalate=True)
+
+
+class StateStepAgent(BaseAgent):
+    """Runs one state operation (see state_ops.OPS) and emits its delta, if any."""
+
+    op: str
+    args: tuple[Any, ...] = ()
+
+    async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
+        state = ReadOnlyState(state_of(ctx), self.name)
+        delta = OPS[self.op](state, self.args, user_text(ctx), self.name)
+        if delta:
+            yield make_event(ctx, self.name, state_delta=delta)
+
+
+class TapAgent(BaseAgent):
+    """Calls a function with a read-only view of state; writes raise StateWriteError."""
+
+    fn: Callable[[Any], Any]
+
+    async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
+        result = self.fn(ReadOnlyState(state_of(ctx), self.name))
+        if hasattr(result, "__await__"):
+            await result
+        return
+        yield  # an async generator that yields nothing

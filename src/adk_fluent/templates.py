@@ -14,7 +14,8 @@ def template_keys(instruction: object) -> tuple[frozenset[str], frozenset[str]]:
     """(required keys, optional keys) a string instruction reads; callables read nothing we can see."""
     if not isinstance(instruction, str):
         return frozenset(), frozenset()
-    required, optional = set(), set()
+    required: set[str] = set()
+    optional: set[str] = set()
     for match in _TEMPLATE_VAR.finditer(instruction):
         (optional if match.group(2) else required).add(match.group(1))
     return frozenset(required), frozenset(optional - required)

@@ -47,7 +47,7 @@ def to_mermaid(root: Node) -> str:
         if isinstance(node, LlmAgentNode | UntilNode):
             shape = '["{label}"]' if isinstance(node, LlmAgentNode) else '{{"{label}"}}'
             lines.append(f"    {nid}{shape.format(label=_label(node))}")
-            for child in node.children:  # delegates: LLM transfer
+            for child in getattr(node, "children", ()):  # delegates: LLM transfer
                 c_in, _ = entry_exit(child)
                 for target in c_in:
                     lines.append(f"    {nid} -. transfer .-> {target}")

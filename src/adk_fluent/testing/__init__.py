@@ -2,7 +2,7 @@
 
 from .harness import AgentHarness, HarnessResponse
 from .mock import MockBackend, mock_backend
-from .scripted import ScriptedModel, call, text
+from .scripted import ScriptedModel, call, delay, text
 
 __all__ = [
     "AgentHarness",

@@ -7,6 +7,8 @@ script not fully consumed, is a test failure with a message saying which agent a
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import json
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -39,6 +41,24 @@ def call(tool_name: str, **args: Any) -> FunctionCallStep:
 def text(value: str) -> str:
     """A script step answering with text (plain strings work too)."""
     return value
+
+
+def delay(seconds: float, then: Any) -> Callable[[LlmRequest], Any]:
+    """A script step that takes `seconds` (asynchronously, so it can be cancelled) and then
+    answers `then`. The returned step's `.cancelled` list records each cancellation."""
+
+    cancelled: list[float] = []
+
+    async def step(request: LlmRequest) -> Any:
+        try:
+            await asyncio.sleep(seconds)
+        except asyncio.CancelledError:
+            cancelled.append(seconds)
+            raise
+        return then
+
+    step.cancelled = cancelled  # type: ignore[attr-defined]
+    return step
 
 
 def _usage(prompt: int = 8, output: int = 4) -> types.GenerateContentResponseUsageMetadata:
@@ -173,6 +193,8 @@ class ScriptedModel(BaseLlm):
         step = self._book.next_step(self.agent_name, llm_request)
         if callable(step) and not isinstance(step, FunctionCallStep | LlmResponse):
             step = step(llm_request)
+            if inspect.isawaitable(step):
+                step = await step
         if isinstance(step, BaseException):
             raise step
         response = _response_for(step)

@@ -1,0 +1,157 @@
+"""Control-flow steps: map_over, loop_until, gate, tap, timeout, race."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .builder_core import BuilderBase, hooks
+from .composites import Loop, _as_step, until
+from .errors import BuildError
+from .ir import GateNode, LlmAgentNode, MapOverNode, RaceNode, TapNode, TimeoutNode
+from .transforms import _slug
+
+
+class MapOver(BuilderBase):
+    """Run `body` once per item of state[list_key]; store the list of its outputs at output_key."""
+
+    _KIND = "map_over"
+
+    def __init__(self, list_key: str, body: Any, *, item_key: str = "item", output_key: str = "results",
+                 name: str | None = None) -> None:
+        for label, key in (("list_key", list_key), ("item_key", item_key), ("output_key", output_key)):
+            if not isinstance(key, str) or not key:
+                raise BuildError(f"map_over needs {label} to be a state key name", field=label)
+        super().__init__(name or _slug("map", list_key))
+        self._list_key, self._item_key, self._output_key = list_key, item_key, output_key
+        self._body = _as_step(body, "map_over")
+
+    def to_ir(self) -> MapOverNode:
+        body = self._body.to_ir()
+        return MapOverNode(name=self._name, list_key=self._list_key, item_key=self._item_key,
+                           output_key=self._output_key, children=(body,),
+                           reads_keys=frozenset({self._list_key}),
+                           writes_keys=frozenset({self._output_key, self._item_key}))
+
+
+def map_over(list_key: str, body: Any, *, item_key: str = "item", output_key: str = "results",
+             name: str | None = None) -> MapOver:
+    """`map_over("docs", summariser, item_key="doc", output_key="summaries")`.
+
+    The body reads the current item from state[item_key] (e.g. `{doc}` in its instruction); its
+    output is its `.outputs()` value when it has one, else its final reply text.
+    """
+    return MapOver(list_key, body, item_key=item_key, output_key=output_key, name=name)
+
+
+def body_output_key(node: Any) -> str | None:
+    """The state key whose value counts as a map_over body's output (its output_key)."""
+    if isinstance(node, LlmAgentNode) and isinstance(node.output_key, str):
+        return node.output_key
+    children = getattr(node, "children", ())
+    return body_output_key(children[-1]) if children and not isinstance(node, LlmAgentNode) else None
+
+
+def loop_until(predicate: Callable[[Any], bool], body: Any, *, max_iterations: int = 10) -> Loop:
+    """Repeat `body` until `predicate(state)` holds after an iteration, at most max_iterations times."""
+    return Loop(_as_step(body, "loop_until"), until=until(predicate, max=max_iterations))
+
+
+class Gate(BuilderBase):
+    """A human approval point; see `gate()`."""
+
+    _KIND = "gate"
+
+    def __init__(self, predicate: Callable[[Any], bool], message: str, name: str) -> None:
+        super().__init__(name)
+        self._predicate, self._message = predicate, message
+
+    def to_ir(self) -> GateNode:
+        return GateNode(name=self._name, predicate=self._predicate, message=self._message)
+
+
+def gate(predicate: Callable[[Any], bool] | bool = True, message: str = "Approval required.", *,
+         name: str = "approval_gate") -> Gate:
+    """Pause for a person's approval when `predicate(state)` is true.
+
+    The gate replies with `message`; nothing after it runs in this turn. In a later turn the
+    user's 'approve' continues from the gate (steps before it are not re-run) and 'reject' ends
+    the run with the message. Status is kept in session state, so it survives restarts.
+    """
+    if isinstance(predicate, bool):
+        always = predicate
+        predicate = lambda state: always  # noqa: E731
+    if not callable(predicate):
+        raise BuildError("gate(predicate, message) needs a callable predicate taking the state",
+                         agent=name)
+    return Gate(predicate, message, name)
+
+
+class Tap(BuilderBase):
+    """A read-only observer; see `tap()`."""
+
+    _KIND = "tap"
+
+    def __init__(self, fn: Callable[[Any], Any], name: str | None = None) -> None:
+        if not callable(fn):
+            raise BuildError("tap(fn) needs a callable taking the state")
+        fn_name = getattr(fn, "__name__", "tap")
+        super().__init__(name or ("tap" if fn_name == "<lambda>" else _slug("tap", fn_name)))
+        self._fn = fn
+
+    def to_ir(self) -> TapNode:
+        return TapNode(name=self._name, fn=self._fn)
+
+
+def tap(fn: Callable[[Any], Any], *, name: str | None = None) -> Tap:
+    """Call fn(state) with a read-only view (for logging, metrics, assertions); writes raise."""
+    return Tap(fn, name)
+
+
+class Timeout(BuilderBase):
+    """A deadline around a body; see `timeout()`."""
+
+    _KIND = "timeout"
+
+    def __init__(self, body: Any, seconds: float, name: str | None = None) -> None:
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0:
+            raise BuildError(f"timeout needs a positive number of seconds, got {seconds!r}", field="seconds")
+        step = _as_step(body, "timeout")
+        super().__init__(name or _slug("timeout", step.name))
+        self._body, self._seconds = step, float(seconds)
+
+    def to_ir(self) -> TimeoutNode:
+        return TimeoutNode(name=self._name, seconds=self._seconds, children=(self._body.to_ir(),))
+
+
+def timeout(body: Any, seconds: float, *, name: str | None = None) -> Timeout:
+    """Cancel `body` after `seconds`; an error event says which step timed out after how long."""
+    return Timeout(body, seconds, name)
+
+
+class Race(BuilderBase):
+    """Concurrent alternatives; see `race()`."""
+
+    _KIND = "race"
+
+    def __init__(self, *bodies: Any, name: str | None = None) -> None:
+        steps = tuple(_as_step(b, "race") for b in bodies)
+        if len(steps) < 2:
+            raise BuildError("race() needs at least two alternatives", hint="race(fast_agent, careful_agent)")
+        super().__init__(name or _slug("race", *(s.name for s in steps))[:48])
+        self._steps = steps
+
+    def to_ir(self) -> RaceNode:
+        return RaceNode(name=self._name, children=tuple(s.to_ir() for s in self._steps))
+
+
+def race(*bodies: Any, name: str | None = None) -> Race:
+    """Run alternatives concurrently; the first to finish wins and the others are cancelled.
+
+    Each runs against a private copy of the session, so only the winner's events, output and
+    state changes reach the real session.
+    """
+    return Race(*bodies, name=name)
+
+
+hooks.compose["timeout"] = timeout
