@@ -11,7 +11,19 @@ from . import runtime as _runtime  # noqa: F401  (registers the engine with the 
 from .agent import Agent
 from .composites import Fallback, FanOut, Loop, Pipeline, Until, until
 from .config import CompactionConfig, ExecutionConfig
-from .control import Gate, MapOver, Race, Tap, Timeout, gate, loop_until, map_over, race, tap, timeout
+from .control import (
+    Gate,
+    MapOver,
+    Race,
+    Tap,
+    Timeout,
+    gate,
+    loop_until,
+    map_over,
+    race,
+    tap,
+    timeout,
+)
 from .errors import (
     AdkFluentError,
     AdkFluentWarning,
@@ -39,11 +51,28 @@ __all__ = [
     "FanOut",
     "Fallback",
     "FieldNotInstalledError",
+    "Gate",
     "Loop",
+    "MapOver",
     "Pipeline",
+    "Race",
+    "ReadOnlyState",
+    "Route",
+    "S",
+    "StateStep",
+    "StateStepError",
+    "StateWriteError",
+    "Tap",
+    "Timeout",
     "UnknownSetterError",
     "Until",
     "final_text",
+    "gate",
+    "loop_until",
+    "map_over",
+    "race",
+    "tap",
+    "timeout",
     "until",
 ]
 __version__ = "0.1.0"

@@ -68,7 +68,8 @@ def check_names(root: Node) -> None:
             second = " > ".join(path)
             raise DuplicateNameError(
                 f"the name is used twice in one tree: at {first} and at {second}",
-                agent=node.name, field="name",
+                agent=node.name,
+                field="name",
                 hint=f"rename one, e.g. with .clone('{node.name}_2'), or name composites with .named(...).",
             )
         seen[node.name] = path
@@ -128,6 +129,7 @@ def _adapt_callbacks(kwargs: dict[str, Any]) -> None:
                 else _bind_like_adk2(value)
             )
 
+
 class _Compiler:
     """One compilation: model overrides and unique names for repeated zero-cost steps."""
 
@@ -145,15 +147,16 @@ class _Compiler:
     def children(self, node: Node) -> list[Any]:
         return [self.compile(child) for child in node.children]
 
-
     def compile(self, node: Node) -> Any:
         """Compile one IR node (and its children) into a native ADK agent."""
         if type(node) in COMPILE_CASES:
             return self._adk_node(node)
         handler = _HANDWRITTEN.get(type(node))
         if handler is None:
-            raise BuildError(f"no compile case for IR node type {type(node).__name__}",
-                             agent=getattr(node, "name", None))
+            raise BuildError(
+                f"no compile case for IR node type {type(node).__name__}",
+                agent=getattr(node, "name", None),
+            )
         return handler(self, node)
 
     def _adk_node(self, node: Node) -> Any:
@@ -161,7 +164,9 @@ class _Compiler:
 
         if not node.children and node.ADK_CLASS != "LlmAgent":
             raise EmptyCompositeError(f"{node.ADK_CLASS} has no sub-agents", agent=node.name)
-        if isinstance(node, SequentialAgentNode) and any(isinstance(n, GateNode) for n in walk(node)):
+        if isinstance(node, SequentialAgentNode) and any(
+            isinstance(n, GateNode) for n in walk(node)
+        ):
             return _gated_sequence(self, node)
         class_name, case = COMPILE_CASES[type(node)]
         kwargs = case(node, self.children(node))
@@ -204,31 +209,48 @@ def _tap(c: _Compiler, node: TapNode) -> Any:
 def _route(c: _Compiler, node: RouteNode) -> Any:
     from .native_flow import RouteAgent
 
-    return RouteAgent(name=node.name, key=node.key, rules=node.rules, has_otherwise=node.has_otherwise,
-                      normalize=node.normalize, sub_agents=c.children(node))
+    return RouteAgent(
+        name=node.name,
+        key=node.key,
+        rules=node.rules,
+        has_otherwise=node.has_otherwise,
+        normalize=node.normalize,
+        sub_agents=c.children(node),
+    )
 
 
 def _map_over(c: _Compiler, node: MapOverNode) -> Any:
     from .control import body_output_key
     from .native_flow import MapOverAgent
 
-    return MapOverAgent(name=node.name, list_key=node.list_key, item_key=node.item_key,
-                        output_key=node.output_key, body_output_key=body_output_key(node.children[0]),
-                        sub_agents=c.children(node))
+    return MapOverAgent(
+        name=node.name,
+        list_key=node.list_key,
+        item_key=node.item_key,
+        output_key=node.output_key,
+        body_output_key=body_output_key(node.children[0]),
+        sub_agents=c.children(node),
+    )
 
 
 def _gate(c: _Compiler, node: GateNode) -> Any:
     from .native_flow import GateAgent
 
-    return GateAgent(name=node.name, predicate=node.predicate, message=node.message,
-                     state_key=gate_state_key(node.name))
+    return GateAgent(
+        name=node.name,
+        predicate=node.predicate,
+        message=node.message,
+        state_key=gate_state_key(node.name),
+    )
 
 
 def _gated_sequence(c: _Compiler, node: SequentialAgentNode) -> Any:
     from .native_flow import GatedSequenceAgent
 
-    keys = tuple(tuple(gate_state_key(n.name) for n in walk(child) if isinstance(n, GateNode))
-                 for child in node.children)
+    keys = tuple(
+        tuple(gate_state_key(n.name) for n in walk(child) if isinstance(n, GateNode))
+        for child in node.children
+    )
     return GatedSequenceAgent(name=node.name, sub_agents=c.children(node), gate_keys=keys)
 
 
@@ -245,8 +267,15 @@ def _race(c: _Compiler, node: RaceNode) -> Any:
 
 
 _HANDWRITTEN: dict[type, Callable[[_Compiler, Any], Any]] = {
-    FallbackNode: _fallback, UntilNode: _until, TransformNode: _transform, TapNode: _tap,
-    RouteNode: _route, MapOverNode: _map_over, GateNode: _gate, TimeoutNode: _timeout, RaceNode: _race,
+    FallbackNode: _fallback,
+    UntilNode: _until,
+    TransformNode: _transform,
+    TapNode: _tap,
+    RouteNode: _route,
+    MapOverNode: _map_over,
+    GateNode: _gate,
+    TimeoutNode: _timeout,
+    RaceNode: _race,
 }
 
 

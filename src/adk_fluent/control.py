@@ -17,9 +17,20 @@ class MapOver(BuilderBase):
 
     _KIND = "map_over"
 
-    def __init__(self, list_key: str, body: Any, *, item_key: str = "item", output_key: str = "results",
-                 name: str | None = None) -> None:
-        for label, key in (("list_key", list_key), ("item_key", item_key), ("output_key", output_key)):
+    def __init__(
+        self,
+        list_key: str,
+        body: Any,
+        *,
+        item_key: str = "item",
+        output_key: str = "results",
+        name: str | None = None,
+    ) -> None:
+        for label, key in (
+            ("list_key", list_key),
+            ("item_key", item_key),
+            ("output_key", output_key),
+        ):
             if not isinstance(key, str) or not key:
                 raise BuildError(f"map_over needs {label} to be a state key name", field=label)
         super().__init__(name or _slug("map", list_key))
@@ -28,14 +39,25 @@ class MapOver(BuilderBase):
 
     def to_ir(self) -> MapOverNode:
         body = self._body.to_ir()
-        return MapOverNode(name=self._name, list_key=self._list_key, item_key=self._item_key,
-                           output_key=self._output_key, children=(body,),
-                           reads_keys=frozenset({self._list_key}),
-                           writes_keys=frozenset({self._output_key, self._item_key}))
+        return MapOverNode(
+            name=self._name,
+            list_key=self._list_key,
+            item_key=self._item_key,
+            output_key=self._output_key,
+            children=(body,),
+            reads_keys=frozenset({self._list_key}),
+            writes_keys=frozenset({self._output_key, self._item_key}),
+        )
 
 
-def map_over(list_key: str, body: Any, *, item_key: str = "item", output_key: str = "results",
-             name: str | None = None) -> MapOver:
+def map_over(
+    list_key: str,
+    body: Any,
+    *,
+    item_key: str = "item",
+    output_key: str = "results",
+    name: str | None = None,
+) -> MapOver:
     """`map_over("docs", summariser, item_key="doc", output_key="summaries")`.
 
     The body reads the current item from state[item_key] (e.g. `{doc}` in its instruction); its
@@ -49,7 +71,9 @@ def body_output_key(node: Any) -> str | None:
     if isinstance(node, LlmAgentNode) and isinstance(node.output_key, str):
         return node.output_key
     children = getattr(node, "children", ())
-    return body_output_key(children[-1]) if children and not isinstance(node, LlmAgentNode) else None
+    return (
+        body_output_key(children[-1]) if children and not isinstance(node, LlmAgentNode) else None
+    )
 
 
 def loop_until(predicate: Callable[[Any], bool], body: Any, *, max_iterations: int = 10) -> Loop:
@@ -70,8 +94,12 @@ class Gate(BuilderBase):
         return GateNode(name=self._name, predicate=self._predicate, message=self._message)
 
 
-def gate(predicate: Callable[[Any], bool] | bool = True, message: str = "Approval required.", *,
-         name: str = "approval_gate") -> Gate:
+def gate(
+    predicate: Callable[[Any], bool] | bool = True,
+    message: str = "Approval required.",
+    *,
+    name: str = "approval_gate",
+) -> Gate:
     """Pause for a person's approval when `predicate(state)` is true.
 
     The gate replies with `message`; nothing after it runs in this turn. In a later turn the
@@ -82,8 +110,9 @@ def gate(predicate: Callable[[Any], bool] | bool = True, message: str = "Approva
         always = predicate
         predicate = lambda state: always  # noqa: E731
     if not callable(predicate):
-        raise BuildError("gate(predicate, message) needs a callable predicate taking the state",
-                         agent=name)
+        raise BuildError(
+            "gate(predicate, message) needs a callable predicate taking the state", agent=name
+        )
     return Gate(predicate, message, name)
 
 
@@ -115,7 +144,9 @@ class Timeout(BuilderBase):
 
     def __init__(self, body: Any, seconds: float, name: str | None = None) -> None:
         if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0:
-            raise BuildError(f"timeout needs a positive number of seconds, got {seconds!r}", field="seconds")
+            raise BuildError(
+                f"timeout needs a positive number of seconds, got {seconds!r}", field="seconds"
+            )
         step = _as_step(body, "timeout")
         super().__init__(name or _slug("timeout", step.name))
         self._body, self._seconds = step, float(seconds)
@@ -137,7 +168,9 @@ class Race(BuilderBase):
     def __init__(self, *bodies: Any, name: str | None = None) -> None:
         steps = tuple(_as_step(b, "race") for b in bodies)
         if len(steps) < 2:
-            raise BuildError("race() needs at least two alternatives", hint="race(fast_agent, careful_agent)")
+            raise BuildError(
+                "race() needs at least two alternatives", hint="race(fast_agent, careful_agent)"
+            )
         super().__init__(name or _slug("race", *(s.name for s in steps))[:48])
         self._steps = steps
 

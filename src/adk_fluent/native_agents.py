@@ -31,15 +31,29 @@ def user_text(ctx: Any) -> str | None:
     return "".join(p.text for p in content.parts if getattr(p, "text", None)) or None
 
 
-def make_event(ctx: Any, author: str, *, text: str | None = None, error: tuple[str, str] | None = None,
-               **actions: Any) -> Event:
+def make_event(
+    ctx: Any,
+    author: str,
+    *,
+    text: str | None = None,
+    error: tuple[str, str] | None = None,
+    **actions: Any,
+) -> Event:
     """An event from a step: optional text, optional (code, message) error, and actions."""
-    content = types.Content(role="model", parts=[types.Part(text=text)]) if text is not None else None
+    content = (
+        types.Content(role="model", parts=[types.Part(text=text)]) if text is not None else None
+    )
     extra: dict[str, Any] = {}
     if error is not None:
         extra = {"error_code": error[0], "error_message": error[1]}
-    return Event(author=author, invocation_id=ctx.invocation_id, branch=ctx.branch, content=content,
-                 actions=EventActions(**actions), **extra)
+    return Event(
+        author=author,
+        invocation_id=ctx.invocation_id,
+        branch=ctx.branch,
+        content=content,
+        actions=EventActions(**actions),
+        **extra,
+    )
 
 
 class FallbackAgent(BaseAgent):

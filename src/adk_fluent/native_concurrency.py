@@ -53,10 +53,14 @@ class TimeoutAgent(BaseAgent):
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
                         await task
-                    yield make_event(ctx, self.name, error=(
-                        "TIMEOUT",
-                        f"step '{self.sub_agents[0].name}' timed out after {self.seconds:g}s and was cancelled",
-                    ))
+                    yield make_event(
+                        ctx,
+                        self.name,
+                        error=(
+                            "TIMEOUT",
+                            f"step '{self.sub_agents[0].name}' timed out after {self.seconds:g}s and was cancelled",
+                        ),
+                    )
                     return
                 if item is _DONE:
                     return

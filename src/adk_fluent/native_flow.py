@@ -36,12 +36,19 @@ class RouteAgent(BaseAgent):
         if chosen is None and self.has_otherwise:
             chosen = self.sub_agents[-1]
         if chosen is None:
-            reason = (f"state has no '{self.key}'" if value is None
-                      else f"no rule matched {self.key}={value!r}")
-            yield make_event(ctx, self.name, error=(
-                "ROUTE_NO_MATCH" if value is not None else "ROUTE_KEY_MISSING",
-                f"Route '{self.name}': {reason}, and the route has no .otherwise(...) branch.",
-            ))
+            reason = (
+                f"state has no '{self.key}'"
+                if value is None
+                else f"no rule matched {self.key}={value!r}"
+            )
+            yield make_event(
+                ctx,
+                self.name,
+                error=(
+                    "ROUTE_NO_MATCH" if value is not None else "ROUTE_KEY_MISSING",
+                    f"Route '{self.name}': {reason}, and the route has no .otherwise(...) branch.",
+                ),
+            )
             return
         async for event in chosen.run_async(ctx):
             yield event
@@ -59,8 +66,14 @@ class MapOverAgent(BaseAgent):
         items = state_of(ctx).get(self.list_key)
         if not isinstance(items, list | tuple):
             problem = "is missing" if items is None else f"is a {type(items).__name__}, not a list"
-            yield make_event(ctx, self.name, error=(
-                "MAP_OVER_NOT_A_LIST", f"map_over '{self.name}': state['{self.list_key}'] {problem}."))
+            yield make_event(
+                ctx,
+                self.name,
+                error=(
+                    "MAP_OVER_NOT_A_LIST",
+                    f"map_over '{self.name}': state['{self.list_key}'] {problem}.",
+                ),
+            )
             return
         body = self.sub_agents[0]
         results: list[Any] = []
@@ -75,7 +88,9 @@ class MapOverAgent(BaseAgent):
                     output = "".join(p.text or "" for p in event.content.parts or [])
                 yield event
             results.append(output)
-        yield make_event(ctx, self.name, state_delta={self.output_key: results, self.item_key: None})
+        yield make_event(
+            ctx, self.name, state_delta={self.output_key: results, self.item_key: None}
+        )
 
 
 class GateAgent(BaseAgent):
@@ -98,13 +113,21 @@ class GateAgent(BaseAgent):
                 yield make_event(ctx, self.name, state_delta={self.state_key: None})
                 return
             if reply in REJECT_WORDS:
-                yield make_event(ctx, self.name, text=f"Stopped: {self.message} (rejected).",
-                                 state_delta={self.state_key: "rejected"})
+                yield make_event(
+                    ctx,
+                    self.name,
+                    text=f"Stopped: {self.message} (rejected).",
+                    state_delta={self.state_key: "rejected"},
+                )
                 return
         elif not self.predicate(state):
             return
-        yield make_event(ctx, self.name, text=f"{self.message} Reply 'approve' to continue or 'reject' to stop.",
-                         state_delta={self.state_key: "pending"})
+        yield make_event(
+            ctx,
+            self.name,
+            text=f"{self.message} Reply 'approve' to continue or 'reject' to stop.",
+            state_delta={self.state_key: "pending"},
+        )
 
 
 class GatedSequenceAgent(BaseAgent):
@@ -118,8 +141,14 @@ class GatedSequenceAgent(BaseAgent):
 
     async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
         state = state_of(ctx)
-        start = next((i for i, keys in enumerate(self.gate_keys)
-                      if any(state.get(k) == "pending" for k in keys)), 0)
+        start = next(
+            (
+                i
+                for i, keys in enumerate(self.gate_keys)
+                if any(state.get(k) == "pending" for k in keys)
+            ),
+            0,
+        )
         for index in range(start, len(self.sub_agents)):
             async for event in self.sub_agents[index].run_async(ctx):
                 yield event

@@ -23,10 +23,15 @@ class Route(BuilderBase):
 
     _KIND = "route"
 
-    def __init__(self, key: str, *, normalize: bool | Callable[[str], Any] = True, name: str | None = None) -> None:
+    def __init__(
+        self, key: str, *, normalize: bool | Callable[[str], Any] = True, name: str | None = None
+    ) -> None:
         if not isinstance(key, str) or not key:
-            raise BuildError("Route(key) needs the state key to route on", field="key",
-                             hint="e.g. Route('intent') after an agent with .outputs('intent').")
+            raise BuildError(
+                "Route(key) needs the state key to route on",
+                field="key",
+                hint="e.g. Route('intent') after an agent with .outputs('intent').",
+            )
         super().__init__(name or _slug("route", key))
         self._key = key
         self._normalize = normalize
@@ -68,7 +73,9 @@ class Route(BuilderBase):
     def when(self, predicate: Callable[[Any], bool], branch: Any) -> Self:
         """Branch when `predicate(state)` is true."""
         if not callable(predicate):
-            raise BuildError("Route.when(predicate, branch) needs a callable predicate", agent=self._name)
+            raise BuildError(
+                "Route.when(predicate, branch) needs a callable predicate", agent=self._name
+            )
         return self._add("when", predicate, branch)
 
     def otherwise(self, branch: Any) -> Self:
@@ -79,13 +86,20 @@ class Route(BuilderBase):
         if not self._rules and self._otherwise is None:
             from .errors import EmptyCompositeError
 
-            raise EmptyCompositeError("Route has no branches", agent=self._name,
-                                      hint=f"add one: Route('{self._key}').eq('value', agent).")
+            raise EmptyCompositeError(
+                "Route has no branches",
+                agent=self._name,
+                hint=f"add one: Route('{self._key}').eq('value', agent).",
+            )
         children = tuple(step.to_ir() for _, step in self._rules)
         if self._otherwise is not None:
             children = (*children, self._otherwise.to_ir())
         return RouteNode(
-            name=self._name, key=self._key, rules=tuple(rule for rule, _ in self._rules), children=children,
-            has_otherwise=self._otherwise is not None, normalize=self._normalize,
+            name=self._name,
+            key=self._key,
+            rules=tuple(rule for rule, _ in self._rules),
+            children=children,
+            has_otherwise=self._otherwise is not None,
+            normalize=self._normalize,
             reads_keys=frozenset({self._key}),
         )

@@ -29,7 +29,9 @@ def is_session_key(key: str) -> bool:
     return not key.startswith(SCOPES)
 
 
-def _set(state: Mapping[str, Any], args: tuple[Any, ...], user_text: str | None, step: str) -> dict[str, Any]:
+def _set(
+    state: Mapping[str, Any], args: tuple[Any, ...], user_text: str | None, step: str
+) -> dict[str, Any]:
     return dict(args[0])
 
 
@@ -41,7 +43,9 @@ def _merge(state, args, user_text, step):
     keys, into, fn = args
     missing = [k for k in keys if k not in state]
     if missing:
-        raise StateStepError(f"step '{step}': S.merge needs {', '.join(map(repr, missing))} in state")
+        raise StateStepError(
+            f"step '{step}': S.merge needs {', '.join(map(repr, missing))} in state"
+        )
     values = [state[k] for k in keys]
     return {into: fn(*values) if fn is not None else {k: state[k] for k in keys}}
 
@@ -67,7 +71,9 @@ def _rename(state, args, user_text, step):
 def _transform(state, args, user_text, step):
     key, fn = args
     if key not in state:
-        raise StateStepError(f"step '{step}': S.transform('{key}', ...) but state has no '{key}'",)
+        raise StateStepError(
+            f"step '{step}': S.transform('{key}', ...) but state has no '{key}'",
+        )
     return {key: fn(state[key])}
 
 
@@ -108,9 +114,18 @@ def _function(state, args, user_text, step):
 
 
 OPS: dict[str, Callable[[Mapping[str, Any], tuple[Any, ...], str | None, str], dict[str, Any]]] = {
-    "set": _set, "default": _default, "merge": _merge, "pick": _pick, "drop": _drop,
-    "rename": _rename, "transform": _transform, "compute": _compute, "guard": _guard,
-    "log": _log, "capture": _capture, "function": _function,
+    "set": _set,
+    "default": _default,
+    "merge": _merge,
+    "pick": _pick,
+    "drop": _drop,
+    "rename": _rename,
+    "transform": _transform,
+    "compute": _compute,
+    "guard": _guard,
+    "log": _log,
+    "capture": _capture,
+    "function": _function,
 }
 
 

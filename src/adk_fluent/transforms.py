@@ -30,8 +30,14 @@ class StateStep(BuilderBase):
 
     _KIND = "state_step"
 
-    def __init__(self, name: str, op: str, args: tuple[Any, ...], reads: frozenset[str],
-                 writes: frozenset[str]) -> None:
+    def __init__(
+        self,
+        name: str,
+        op: str,
+        args: tuple[Any, ...],
+        reads: frozenset[str],
+        writes: frozenset[str],
+    ) -> None:
         super().__init__(name)
         self._op, self._args = op, args
         self._reads, self._writes = reads, writes
@@ -39,13 +45,22 @@ class StateStep(BuilderBase):
     def named(self, name: str) -> StateStep:
         """Rename the step (names show in events and diagrams)."""
         if not is_valid_name(name):
-            raise BuildError(f"{name!r} is not a valid step name", agent=name, field="name",
-                             hint="use a Python identifier other than 'user'.")
+            raise BuildError(
+                f"{name!r} is not a valid step name",
+                agent=name,
+                field="name",
+                hint="use a Python identifier other than 'user'.",
+            )
         return self._copy(_name=name)
 
     def to_ir(self) -> TransformNode:
-        return TransformNode(name=self._name, op=self._op, args=self._args,
-                             reads_keys=self._reads, writes_keys=self._writes)
+        return TransformNode(
+            name=self._name,
+            op=self._op,
+            args=self._args,
+            reads_keys=self._reads,
+            writes_keys=self._writes,
+        )
 
 
 def _keys(keys: tuple[str, ...], what: str) -> tuple[str, ...]:
@@ -63,25 +78,42 @@ class S:
         """Write constant values: `S.set(tier="gold")`."""
         if not values:
             raise BuildError("S.set() needs at least one key=value")
-        return StateStep(_slug("set", *values), "set", (tuple(sorted(values.items())),), frozenset(),
-                         frozenset(values))
+        return StateStep(
+            _slug("set", *values),
+            "set",
+            (tuple(sorted(values.items())),),
+            frozenset(),
+            frozenset(values),
+        )
 
     @staticmethod
     def default(**values: Any) -> StateStep:
         """Write values only where the key is missing (or None)."""
         if not values:
             raise BuildError("S.default() needs at least one key=value")
-        return StateStep(_slug("default", *values), "default", (tuple(sorted(values.items())),),
-                         frozenset(values), frozenset(values))
+        return StateStep(
+            _slug("default", *values),
+            "default",
+            (tuple(sorted(values.items())),),
+            frozenset(values),
+            frozenset(values),
+        )
 
     @staticmethod
     def merge(*keys: str, into: str, fn: Callable[..., Any] | None = None) -> StateStep:
         """Combine several keys into one: `fn(*values)`, or by default a dict {key: value}."""
         _keys(keys, "S.merge()")
         if len(keys) < 2:
-            raise BuildError("S.merge() needs at least two keys to combine", hint="S.merge('a', 'b', into='ab')")
-        return StateStep(_slug("merge", *keys, "into", into), "merge", (keys, into, fn), frozenset(keys),
-                         frozenset({into}))
+            raise BuildError(
+                "S.merge() needs at least two keys to combine", hint="S.merge('a', 'b', into='ab')"
+            )
+        return StateStep(
+            _slug("merge", *keys, "into", into),
+            "merge",
+            (keys, into, fn),
+            frozenset(keys),
+            frozenset({into}),
+        )
 
     @staticmethod
     def pick(*keys: str) -> StateStep:
@@ -103,8 +135,13 @@ class S:
         if not mapping:
             raise BuildError("S.rename() needs old='new' pairs")
         pairs = tuple(sorted(mapping.items()))
-        return StateStep(_slug("rename", *mapping), "rename", pairs, frozenset(mapping),
-                         frozenset(mapping.values()))
+        return StateStep(
+            _slug("rename", *mapping),
+            "rename",
+            pairs,
+            frozenset(mapping),
+            frozenset(mapping.values()),
+        )
 
     @staticmethod
     def transform(key: str, fn: Callable[[Any], Any]) -> StateStep:
@@ -112,7 +149,9 @@ class S:
         _keys((key,), "S.transform()")
         if not callable(fn):
             raise BuildError(f"S.transform('{key}', fn) needs a callable fn")
-        return StateStep(_slug("transform", key), "transform", (key, fn), frozenset({key}), frozenset({key}))
+        return StateStep(
+            _slug("transform", key), "transform", (key, fn), frozenset({key}), frozenset({key})
+        )
 
     @staticmethod
     def compute(**fns: Callable[[Any], Any]) -> StateStep:
@@ -122,8 +161,13 @@ class S:
                 raise BuildError(f"S.compute({key}=...) needs a callable taking the state")
         if not fns:
             raise BuildError("S.compute() needs at least one key=fn")
-        return StateStep(_slug("compute", *fns), "compute", tuple(sorted(fns.items())), frozenset(),
-                         frozenset(fns))
+        return StateStep(
+            _slug("compute", *fns),
+            "compute",
+            tuple(sorted(fns.items())),
+            frozenset(),
+            frozenset(fns),
+        )
 
     @staticmethod
     def guard(predicate: Callable[[Any], bool], message: str = "guard failed") -> StateStep:

@@ -12,8 +12,9 @@ from tests.conftest import fresh_db_service, request_texts, system_instruction
 
 
 async def stored_state(url: str, session_id: str) -> dict:
-    session = await fresh_db_service(url).get_session(app_name="adk_fluent_app", user_id="user",
-                                                      session_id=session_id)
+    session = await fresh_db_service(url).get_session(
+        app_name="adk_fluent_app", user_id="user", session_id=session_id
+    )
     return dict(session.state)
 
 
@@ -39,7 +40,18 @@ SEED = S.set(a=1, b=2, note="x", **{"user:tier": "gold", "app:region": "eu"})
         (S.compute(sum=lambda s: s["a"] + s["b"]), {"sum": 3}),
         (lambda state: {"from_fn": state["a"] + 41}, {"from_fn": 42}),
     ],
-    ids=["set", "default", "merge", "merge_fn", "pick", "drop", "rename", "transform", "compute", "function"],
+    ids=[
+        "set",
+        "default",
+        "merge",
+        "merge_fn",
+        "pick",
+        "drop",
+        "rename",
+        "transform",
+        "compute",
+        "function",
+    ],
 )
 async def test_state_step_persists(sqlite_url, step, expected):
     _, state = await run_steps(SEED >> step, sqlite_url)
@@ -70,8 +82,11 @@ async def test_capture_takes_the_latest_message_each_turn(sqlite_url):
 
 async def test_guard_stops_the_run_with_its_message(sqlite_url):
     model = ScriptedModel({"after": ["never"]})
-    pipeline = S.set(amount=5000) >> S.guard(lambda s: s["amount"] < 1000, "amount over limit") >> Agent(
-        "after", model.for_agent("after"))
+    pipeline = (
+        S.set(amount=5000)
+        >> S.guard(lambda s: s["amount"] < 1000, "amount over limit")
+        >> Agent("after", model.for_agent("after"))
+    )
     with pytest.raises(StateStepError, match="guard failed: amount over limit"):
         await pipeline.run("go", session_store=sqlite_url)
     assert model.requests == {}
@@ -101,14 +116,19 @@ async def test_function_step_must_return_a_dict(sqlite_url):
 
 
 async def test_same_step_twice_in_one_tree(sqlite_url):
-    _, state = await run_steps(S.set(n=1) >> S.transform("n", lambda v: v + 1) >> S.transform("n", lambda v: v + 1),
-                               sqlite_url)
+    _, state = await run_steps(
+        S.set(n=1) >> S.transform("n", lambda v: v + 1) >> S.transform("n", lambda v: v + 1),
+        sqlite_url,
+    )
     assert state["n"] == 3
 
 
 async def test_agents_see_state_written_by_steps_through_history_too(sqlite_url):
     backend = mock_backend({"reader": "ok"})
-    await run_steps(S.set(topic="tides") >> Agent("reader").instruct("Topic: {topic}"), sqlite_url,
-                    backend=backend)
+    await run_steps(
+        S.set(topic="tides") >> Agent("reader").instruct("Topic: {topic}"),
+        sqlite_url,
+        backend=backend,
+    )
     assert "Topic: tides" in system_instruction(backend.requests["reader"][0])
     assert request_texts(backend.requests["reader"][0])[-1] == "hello"

@@ -10,6 +10,7 @@ __all__ = [
     "MockBackend",
     "ScriptedModel",
     "call",
+    "delay",
     "mock_backend",
     "text",
 ]
