@@ -31,3 +31,25 @@ def test_import_adk_fluent_imports_no_codegen_tools_and_no_adk():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
+
+
+def test_mermaid_shapes_for_primitives():
+    from adk_fluent import Route, S, gate, map_over, race, tap, timeout
+
+    pipeline = (
+        S.capture("q")
+        >> Agent("classifier").outputs("intent")
+        >> Route("intent").eq("booking", Agent("booker").instruct("{q}")).otherwise(Agent("helper"))
+        >> map_over("docs", Agent("s"))
+        >> gate(True, "Proceed?")
+        >> timeout(Agent("t"), 3)
+        >> race(Agent("r1"), Agent("r2"))
+        >> tap(print)
+    )
+    text = pipeline.to_mermaid()
+    assert '[/"capture capture_q"/]' in text
+    assert '{"route intent"}' in text and "-- \"eq 'booking'\" -->" in text and '-- "otherwise" -->' in text
+    assert '[["map_over docs -> results"]]' in text
+    assert '{{"gate: Proceed?"}}' in text
+    assert '(["timeout 3s"])' in text and "((race))" in text and '>"tap tap_print"]' in text
+    assert "-. intent .->" in text and "-. q .->" in text
