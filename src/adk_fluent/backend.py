@@ -229,6 +229,7 @@ def _map_over(c: _Compiler, node: MapOverNode) -> Any:
         item_key=node.item_key,
         output_key=node.output_key,
         body_output_key=body_output_key(node.children[0]),
+        concurrency=node.concurrency,
         sub_agents=c.children(node),
     )
 

@@ -24,6 +24,7 @@ class MapOver(BuilderBase):
         *,
         item_key: str = "item",
         output_key: str = "results",
+        concurrency: int = 1,
         name: str | None = None,
     ) -> None:
         for label, key in (
@@ -36,6 +37,13 @@ class MapOver(BuilderBase):
         super().__init__(name or _slug("map", list_key))
         self._list_key, self._item_key, self._output_key = list_key, item_key, output_key
         self._body = _as_step(body, "map_over")
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+            raise BuildError(
+                f"map_over concurrency must be a positive int, got {concurrency!r}",
+                agent=self._name,
+                field="concurrency",
+            )
+        self._concurrency = concurrency
 
     def to_ir(self) -> MapOverNode:
         body = self._body.to_ir()
@@ -44,6 +52,7 @@ class MapOver(BuilderBase):
             list_key=self._list_key,
             item_key=self._item_key,
             output_key=self._output_key,
+            concurrency=self._concurrency,
             children=(body,),
             reads_keys=frozenset({self._list_key}),
             writes_keys=frozenset({self._output_key, self._item_key}),
@@ -56,14 +65,19 @@ def map_over(
     *,
     item_key: str = "item",
     output_key: str = "results",
+    concurrency: int = 1,
     name: str | None = None,
 ) -> MapOver:
     """`map_over("docs", summariser, item_key="doc", output_key="summaries")`.
 
     The body reads the current item from state[item_key] (e.g. `{doc}` in its instruction); its
-    output is its `.outputs()` value when it has one, else its final reply text.
+    output is its `.outputs()` value when it has one, else its final reply text. With
+    `concurrency=n`, up to n items run at once, each on a private copy of the session; their
+    events reach the session in item order.
     """
-    return MapOver(list_key, body, item_key=item_key, output_key=output_key, name=name)
+    return MapOver(
+        list_key, body, item_key=item_key, output_key=output_key, concurrency=concurrency, name=name
+    )
 
 
 def body_output_key(node: Any) -> str | None:

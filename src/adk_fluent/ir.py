@@ -99,6 +99,7 @@ class MapOverNode:
     list_key: str
     item_key: str
     output_key: str
+    concurrency: int = 1
     children: tuple[Any, ...] = ()  # exactly one: the body
     reads_keys: frozenset[str] = frozenset()
     writes_keys: frozenset[str] = frozenset()

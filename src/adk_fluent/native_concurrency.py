@@ -75,25 +75,37 @@ class TimeoutAgent(BaseAgent):
                     await task
 
 
+async def run_on_private_copy(
+    child: BaseAgent, ctx: Any, seed: dict[str, Any] | None = None
+) -> list[Event]:
+    """Run `child` against a deep copy of the session (plus `seed` state) and return its events.
+
+    The copy receives each event as the runner would apply it (history and state delta), so
+    multi-step agents (tool calls) see their own progress; the real session sees nothing until
+    the caller yields the returned events.
+    """
+    private = ctx.session.model_copy(deep=True)
+    private.state.update(seed or {})
+    child_ctx = ctx.model_copy(update={"session": private})
+    events: list[Event] = []
+    async for event in child.run_async(child_ctx):
+        if not event.partial:
+            private.events.append(event)
+            for key, value in (event.actions.state_delta or {}).items():
+                private.state[key] = value
+        events.append(event)
+    return events
+
+
 class RaceAgent(BaseAgent):
     """Runs sub-agents concurrently, each against a private copy of the session; the first to
     finish without error wins: its events (and so its output and state) go to the real session,
     the others are cancelled and leave nothing behind. If all fail, the last error is raised."""
 
     async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
-        async def run_private(child: BaseAgent) -> list[Event]:
-            private = ctx.session.model_copy(deep=True)
-            child_ctx = ctx.model_copy(update={"session": private})
-            events: list[Event] = []
-            async for event in child.run_async(child_ctx):
-                if not event.partial:
-                    private.events.append(event)
-                    for key, value in (event.actions.state_delta or {}).items():
-                        private.state[key] = value
-                events.append(event)
-            return events
-
-        pending = {asyncio.create_task(run_private(child)) for child in self.sub_agents}
+        pending = {
+            asyncio.create_task(run_on_private_copy(child, ctx)) for child in self.sub_agents
+        }
         last_error: BaseException | None = None
         winner: list[Event] | None = None
         try:

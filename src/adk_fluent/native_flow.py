@@ -61,6 +61,7 @@ class MapOverAgent(BaseAgent):
     item_key: str
     output_key: str
     body_output_key: str | None = None
+    concurrency: int = 1
 
     async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
         items = state_of(ctx).get(self.list_key)
@@ -75,22 +76,60 @@ class MapOverAgent(BaseAgent):
                 ),
             )
             return
-        body = self.sub_agents[0]
         results: list[Any] = []
-        for item in items:
-            yield make_event(ctx, self.name, state_delta={self.item_key: item})
-            output: Any = None
-            async for event in body.run_async(ctx):
-                delta = event.actions.state_delta if event.actions else None
-                if self.body_output_key and delta and self.body_output_key in delta:
-                    output = delta[self.body_output_key]
-                elif not self.body_output_key and event.is_final_response() and event.content:
-                    output = "".join(p.text or "" for p in event.content.parts or [])
+        if self.concurrency > 1:
+            async for event in self._concurrent(ctx, list(items), results):
                 yield event
-            results.append(output)
+        else:
+            for item in items:
+                yield make_event(ctx, self.name, state_delta={self.item_key: item})
+                output: Any = None
+                async for event in self.sub_agents[0].run_async(ctx):
+                    output = self._output_of(event, output)
+                    yield event
+                results.append(output)
         yield make_event(
             ctx, self.name, state_delta={self.output_key: results, self.item_key: None}
         )
+
+    def _output_of(self, event: Event, current: Any) -> Any:
+        delta = event.actions.state_delta if event.actions else None
+        if self.body_output_key:
+            return (
+                delta[self.body_output_key] if delta and self.body_output_key in delta else current
+            )
+        if event.is_final_response() and event.content:
+            return "".join(p.text or "" for p in event.content.parts or [])
+        return current
+
+    async def _concurrent(
+        self, ctx: Any, items: list[Any], results: list[Any]
+    ) -> AsyncGenerator[Event, None]:
+        """Up to `concurrency` items at once, each on a private copy of the session; their events
+        are committed to the real session in item order as soon as every earlier item is done."""
+        import asyncio
+
+        from .native_concurrency import run_on_private_copy
+
+        limit = asyncio.Semaphore(self.concurrency)
+
+        async def one(item: Any) -> list[Event]:
+            async with limit:
+                return await run_on_private_copy(self.sub_agents[0], ctx, {self.item_key: item})
+
+        tasks = [asyncio.create_task(one(item)) for item in items]
+        try:
+            for item, task in zip(items, tasks, strict=True):
+                events = await task
+                yield make_event(ctx, self.name, state_delta={self.item_key: item})
+                output: Any = None
+                for event in events:
+                    output = self._output_of(event, output)
+                    yield event
+                results.append(output)
+        finally:
+            for task in tasks:
+                task.cancel()
 
 
 class GateAgent(BaseAgent):

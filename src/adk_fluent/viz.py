@@ -71,7 +71,9 @@ class _Drawing:
     def draw(self, node: Node) -> tuple[list[str], list[str]]:
         """Draw `node`; return the ids control flow enters and leaves by."""
         if isinstance(node, LlmAgentNode):
-            writes = f"<br/>writes: {', '.join(sorted(node.writes_keys))}" if node.writes_keys else ""
+            writes = (
+                f"<br/>writes: {', '.join(sorted(node.writes_keys))}" if node.writes_keys else ""
+            )
             entry, exit_ = self.box(node, '["{label}"]', f"{node.name}{writes}")
             for child in node.children:  # delegates: LLM-driven transfer
                 c_in, _ = self.draw(child)
@@ -105,7 +107,9 @@ class _Drawing:
             entry, _ = self.box(node, '{{"{label}"}}', f"route {node.key}")
             join = f"{entry[0]}_join"
             self.lines.append(f"    {join}(( ))")
-            labels = [_rule_label(rule) for rule in node.rules] + (["otherwise"] if node.has_otherwise else [])
+            labels = [_rule_label(rule) for rule in node.rules] + (
+                ["otherwise"] if node.has_otherwise else []
+            )
             for label, child in zip(labels, node.children, strict=False):
                 c_in, c_out = self.draw(child)
                 self.edge(entry, c_in, f'-- "{label}" -->')
@@ -119,7 +123,9 @@ class _Drawing:
             self.edge(b_out, head, "-. repeat .->")
             return head, head
         if isinstance(node, MapOverNode):
-            head, _ = self.box(node, '[["{label}"]]', f"map_over {node.list_key} -> {node.output_key}")
+            head, _ = self.box(
+                node, '[["{label}"]]', f"map_over {node.list_key} -> {node.output_key}"
+            )
             b_in, b_out = self.draw(node.children[0])
             self.edge(head, b_in, "-- each item -->")
             self.edge(b_out, head, "-. next .->")
@@ -144,5 +150,7 @@ def to_mermaid(root: Node) -> str:
         for key in sorted(getattr(node, "reads_keys", ())):
             for writer in writers.get(key, []):
                 if writer is not node and id(writer) in drawing.ids and id(node) in drawing.ids:
-                    drawing.lines.append(f"    {drawing.ids[id(writer)]} -. {key} .-> {drawing.ids[id(node)]}")
+                    drawing.lines.append(
+                        f"    {drawing.ids[id(writer)]} -. {key} .-> {drawing.ids[id(node)]}"
+                    )
     return "\n".join(drawing.lines) + "\n"

@@ -259,3 +259,27 @@ async def test_race_falls_back_when_the_first_finisher_failed(sqlite_url):
         "x", backend=backend, session_store=sqlite_url
     )
     assert events[-1].content == "steady answer"
+
+
+async def test_map_over_with_concurrency_runs_items_at_once_and_keeps_order(sqlite_url):
+    import asyncio
+
+    running = {"now": 0, "peak": 0}
+
+    async def slow_echo(request):
+        running["now"] += 1
+        running["peak"] = max(running["peak"], running["now"])
+        await asyncio.sleep(0.05)
+        running["now"] -= 1
+        return _echo_item(request)
+
+    summariser = Agent("summariser").instruct("Summarise: {doc}").outputs("summary")
+    pipeline = S.set(docs=["a", "b", "c", "d"]) >> map_over("docs", summariser, item_key="doc",
+                                                            output_key="summaries", concurrency=2)
+    backend = mock_backend({"summariser": [slow_echo] * 4})
+    await pipeline.run("go", backend=backend, session_id="mc", session_store=sqlite_url)
+    session = await stored(sqlite_url, "mc")
+    assert session.state["summaries"] == ["summary of a", "summary of b", "summary of c", "summary of d"]
+    assert running["peak"] == 2
+    summaries = [e.content.parts[0].text for e in session.events if e.author == "summariser"]
+    assert summaries == ["summary of a", "summary of b", "summary of c", "summary of d"]
