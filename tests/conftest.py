@@ -31,8 +31,23 @@ def sqlite_url(tmp_path):
     return f"sqlite:///{tmp_path / 'sessions.db'}"
 
 
+_DB_SERVICES: list = []
+
+
 def fresh_db_service(url: str):
     """A new DatabaseSessionService on the same file: proves what was really persisted."""
     from google.adk.sessions.database_session_service import DatabaseSessionService
 
-    return DatabaseSessionService(db_url=url.replace("sqlite:///", "sqlite+aiosqlite:///"))
+    service = DatabaseSessionService(db_url=url.replace("sqlite:///", "sqlite+aiosqlite:///"))
+    _DB_SERVICES.append(service)
+    return service
+
+
+@pytest.fixture(autouse=True)
+async def _close_db_services():
+    """Dispose the engines tests opened, so no connection outlives its event loop."""
+    yield
+    while _DB_SERVICES:
+        engine = getattr(_DB_SERVICES.pop(), "db_engine", None)
+        if engine is not None:
+            await engine.dispose()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +17,7 @@ from adk_fluent_generated.compile_cases import COMPILE_CASES, adk_class
 
 from ._adk import adk_major, quiet_workflow_deprecation
 from .config import ExecutionConfig
-from .errors import BuildError, DuplicateNameError, EmptyCompositeError
+from .errors import AdkFluentWarning, BuildError, DuplicateNameError, EmptyCompositeError
 from .ir import (
     ZERO_COST_TYPES,
     FallbackNode,
@@ -136,12 +137,14 @@ class _Compiler:
     def __init__(self, root: Node, model_for: ModelFor | None) -> None:
         self.model_for = model_for
         self.taken = {n.name for n in walk(root) if not isinstance(n, ZERO_COST_TYPES)}
+        self.renamed: dict[str, str] = {}  # compiled name -> IR name, for repeated zero-cost steps
 
     def unique(self, name: str) -> str:
         candidate, counter = name, 2
         while candidate in self.taken:
             candidate, counter = f"{name}_{counter}", counter + 1
         self.taken.add(candidate)
+        self.renamed[candidate] = name
         return candidate
 
     def children(self, node: Node) -> list[Any]:
@@ -291,6 +294,31 @@ def compile_tree(root: Node, model_for: ModelFor | None = None) -> Any:
     return _Compiler(root, model_for).compile(root)
 
 
+def _visibility_plugin(root: Node, compiler: _Compiler, mode: str) -> Any:
+    from .visibility import infer_visibility_table, silent_internal_agents
+    from .visibility_plugin import VisibilityPlugin
+
+    if mode not in ("annotated", "filtered"):
+        raise BuildError(
+            f"unknown visibility mode {mode!r}",
+            field="visibility",
+            hint="use 'annotated' (the default) or 'filtered'.",
+        )
+    table = infer_visibility_table(root)
+    for compiled, original in compiler.renamed.items():
+        table[compiled] = table[original]
+    if mode == "filtered":
+        for name in silent_internal_agents(root):
+            warnings.warn(
+                f"agent '{name}' is internal, so in filtered mode no client sees its reply, and it "
+                f"has no .outputs() key, so its reply is not in state either (only in history). "
+                f"Hint: add .outputs('<key>') so later steps can use it, or .show() it.",
+                AdkFluentWarning,
+                stacklevel=4,
+            )
+    return VisibilityPlugin(table, mode)
+
+
 def _check_app_name(name: str) -> None:
     if not isinstance(name, str) or not name.isidentifier():
         raise BuildError(
@@ -305,14 +333,19 @@ def build_app(
     config: ExecutionConfig | None = None,
     model_for: ModelFor | None = None,
     extra_plugins: tuple[Any, ...] = (),
+    visibility_mode: str | None = None,
 ) -> Any:
-    """A native ADK App for the tree, with the config's plugins, resumability and compaction."""
+    """A native ADK App for the tree: visibility plugin, the config's plugins, resumability,
+    compaction and run metadata."""
     from google.adk.apps.app import App
 
     config = config or ExecutionConfig()
     _check_app_name(config.app_name)
-    root_agent = compile_tree(root, model_for)
-    plugins: list[Any] = [*config.plugins, *extra_plugins]
+    check_names(root)
+    compiler = _Compiler(root, model_for)
+    root_agent = compiler.compile(root)
+    mode = config.visibility or visibility_mode or "annotated"
+    plugins: list[Any] = [_visibility_plugin(root, compiler, mode), *config.plugins, *extra_plugins]
     if config.custom_metadata:
         from .plugins import RunMetadataPlugin
 

@@ -151,6 +151,27 @@ class BuilderBase:
     def __floordiv__(self, other: Any) -> Any:
         return hooks.compose["fallback"](self, other)
 
+    # -- visibility controls ---------------------------------------------------------------
+    def show(self) -> Self:
+        """Force this agent (or every agent in this composite) to be user-facing."""
+        return self._with_meta("visibility", "user")
+
+    def hide(self) -> Self:
+        """Force this agent (or every agent in this composite) to be internal."""
+        return self._with_meta("visibility", "internal")
+
+    def transparent(self) -> Self:
+        """Every agent in this expression speaks to the user (review, debugging, progressive UX)."""
+        return self._with_meta("visibility", "user")
+
+    def filtered(self) -> Self:
+        """Clients receive only user-facing agents' text (internal text stays in history and state)."""
+        return self._with_meta("visibility_mode", "filtered")
+
+    def annotated(self) -> Self:
+        """Every event reaches the client, annotated with its visibility (the default)."""
+        return self._with_meta("visibility_mode", "annotated")
+
     def timeout(self, seconds: float) -> Any:
         """This step under a deadline: cancelled after `seconds`, with an error event saying so."""
         return hooks.compose["timeout"](self, seconds)
@@ -160,13 +181,14 @@ class BuilderBase:
         """The frozen IR tree of this expression."""
         raise TypeError(f"{type(self).__name__} does not define to_ir()")
 
-    def build(self) -> Any:
-        """Compile to the native ADK root agent."""
-        return _engine().build(self)
+    def build(self, *, backend: Any = None) -> Any:
+        """Compile to the native ADK root agent (`backend=mock_backend(...)` installs scripted models)."""
+        return _engine().build(self, backend)
 
-    def to_app(self, config: ExecutionConfig | None = None) -> Any:
-        """Compile to a native ADK `App` (plugins, resumability, compaction, run metadata applied)."""
-        return _engine().to_app(self, config)
+    def to_app(self, config: ExecutionConfig | None = None, *, backend: Any = None) -> Any:
+        """Compile to a native ADK `App`: visibility plugin, the config's plugins, resumability,
+        compaction and run metadata applied."""
+        return _engine().to_app(self, config, backend)
 
     def to_runner(self, config: ExecutionConfig | None = None, **services: Any) -> Any:
         """A native ADK `Runner` for this expression (session/artifact/memory services optional)."""

@@ -25,3 +25,7 @@ class ExecutionConfig:
     compaction: CompactionConfig | None = None
     custom_metadata: dict[str, Any] | None = None
     plugins: tuple[Any, ...] = field(default_factory=tuple)
+    # "annotated" (default): every event reaches the client with visibility metadata;
+    # "filtered": internal agents' text is kept from the client (see visibility_plugin).
+    # None: use the expression's own `.filtered()` / `.annotated()`.
+    visibility: Literal["annotated", "filtered"] | None = None

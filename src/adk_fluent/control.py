@@ -53,6 +53,7 @@ class MapOver(BuilderBase):
             item_key=self._item_key,
             output_key=self._output_key,
             concurrency=self._concurrency,
+            visibility=self._meta.get("visibility"),
             children=(body,),
             reads_keys=frozenset({self._list_key}),
             writes_keys=frozenset({self._output_key, self._item_key}),
@@ -105,7 +106,12 @@ class Gate(BuilderBase):
         self._predicate, self._message = predicate, message
 
     def to_ir(self) -> GateNode:
-        return GateNode(name=self._name, predicate=self._predicate, message=self._message)
+        return GateNode(
+            name=self._name,
+            predicate=self._predicate,
+            message=self._message,
+            visibility=self._meta.get("visibility", "user"),
+        )
 
 
 def gate(
@@ -166,7 +172,12 @@ class Timeout(BuilderBase):
         self._body, self._seconds = step, float(seconds)
 
     def to_ir(self) -> TimeoutNode:
-        return TimeoutNode(name=self._name, seconds=self._seconds, children=(self._body.to_ir(),))
+        return TimeoutNode(
+            name=self._name,
+            seconds=self._seconds,
+            children=(self._body.to_ir(),),
+            visibility=self._meta.get("visibility"),
+        )
 
 
 def timeout(body: Any, seconds: float, *, name: str | None = None) -> Timeout:
@@ -189,7 +200,11 @@ class Race(BuilderBase):
         self._steps = steps
 
     def to_ir(self) -> RaceNode:
-        return RaceNode(name=self._name, children=tuple(s.to_ir() for s in self._steps))
+        return RaceNode(
+            name=self._name,
+            children=tuple(s.to_ir() for s in self._steps),
+            visibility=self._meta.get("visibility"),
+        )
 
 
 def race(*bodies: Any, name: str | None = None) -> Race:

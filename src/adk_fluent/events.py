@@ -44,6 +44,20 @@ class AgentEvent:
     raw: Any = field(default=None, compare=False, repr=False)
 
     @property
+    def visibility(self) -> str:
+        """'user', 'internal' or 'zero_cost' (from adk-fluent's annotation; 'user' when absent)."""
+        return str(self.metadata.get("adk_fluent.visibility", "user"))
+
+    @property
+    def is_user_facing(self) -> bool:
+        return bool(self.metadata.get("adk_fluent.is_user_facing", True))
+
+    @property
+    def depth(self) -> int:
+        """0 for what speaks to the user, deeper for internal work (show depth 0 for the simplest UI)."""
+        return int(self.metadata.get("adk_fluent.depth", 0))
+
+    @property
     def is_error(self) -> bool:
         return self.error_code is not None or self.error_message is not None
 

@@ -102,4 +102,5 @@ class Route(BuilderBase):
             has_otherwise=self._otherwise is not None,
             normalize=self._normalize,
             reads_keys=frozenset({self._key}),
+            visibility=self._meta.get("visibility", "zero_cost"),
         )

@@ -16,6 +16,7 @@ from .builder_core import BuilderBase, hooks
 from .config import ExecutionConfig
 from .errors import BuildError
 from .events import AgentEvent, final_text
+from .visibility import client_filters, should_hide
 
 DEFAULT_USER = "user"
 
@@ -67,7 +68,12 @@ class Engine:
     def to_app(
         self, builder: BuilderBase, config: ExecutionConfig | None = None, backend: Any = None
     ) -> Any:
-        return build_app(_checked(builder, backend), config, _model_for(backend))
+        return build_app(
+            _checked(builder, backend),
+            config,
+            _model_for(backend),
+            visibility_mode=builder._meta.get("visibility_mode"),
+        )
 
     def to_runner(
         self,
@@ -156,10 +162,17 @@ class Engine:
                 else StreamingMode.NONE,
             )
         message = types.Content(role="user", parts=[types.Part(text=prompt)])
-        async for event in bound.runner.run_async(
-            user_id=user_id, session_id=session_id, new_message=message, run_config=run_config
-        ):
-            yield AgentEvent.from_adk(event)
+        mode = _visibility_mode(bound.app)
+        token = client_filters.set(True)  # we filter below, after the Runner stored each event
+        try:
+            async for event in bound.runner.run_async(
+                user_id=user_id, session_id=session_id, new_message=message, run_config=run_config
+            ):
+                shown = _for_client(event, mode)
+                if shown is not None:
+                    yield AgentEvent.from_adk(shown)
+        finally:
+            client_filters.reset(token)
 
     async def run(self, builder: BuilderBase, prompt: str, **options: Any) -> list[AgentEvent]:
         return [event async for event in self.stream(builder, prompt, **options)]
@@ -215,6 +228,30 @@ class Engine:
         from .viz import to_mermaid
 
         return to_mermaid(builder.to_ir())
+
+
+def _visibility_mode(app: Any) -> str:
+    for plugin in app.plugins:
+        if getattr(plugin, "name", None) == "adk_fluent_visibility":
+            return str(plugin.mode)
+    return "annotated"
+
+
+def _for_client(event: Any, mode: str) -> Any:
+    """The event as the client may see it: internal text removed in filtered mode (the stored
+    event keeps it); an event left with nothing to say is not sent at all."""
+    visibility = (event.custom_metadata or {}).get("adk_fluent.visibility", "user")
+    if not should_hide(event, visibility, mode):
+        return event
+    actions = event.actions
+    if actions is None or not (
+        actions.state_delta
+        or actions.artifact_delta
+        or actions.transfer_to_agent
+        or actions.escalate
+    ):
+        return None
+    return event.model_copy(update={"content": None})
 
 
 def _store_key(store: Any) -> Any:

@@ -139,9 +139,23 @@ class _Drawing:
 
 
 def to_mermaid(root: Node) -> str:
-    """A `flowchart TD` of the tree with data-flow edges from each key's writers to its readers."""
+    """A `flowchart TD` of the tree with data-flow edges from each key's writers to its readers.
+    Internal agents (their text is not the answer) are drawn dashed and grey."""
+    from .visibility import infer_visibility
+
     drawing = _Drawing()
     drawing.draw(root)
+    visibility = infer_visibility(root)
+    internal = [
+        drawing.ids[id(node)]
+        for node in walk(root)
+        if isinstance(node, LlmAgentNode)
+        and visibility.get(node.name) == "internal"
+        and id(node) in drawing.ids
+    ]
+    if internal:
+        drawing.lines.append("    classDef internal stroke-dasharray: 5 5,color:#666")
+        drawing.lines.append(f"    class {','.join(internal)} internal")
     writers: dict[str, list[Node]] = {}
     for node in walk(root):
         for key in getattr(node, "writes_keys", ()):

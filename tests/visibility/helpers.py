@@ -1,0 +1,102 @@
+"""Running a pipeline the two ways apps run: adk-fluent's own runtime, and a plain ADK Runner
+built from `.to_app()` (what `adk web` / `adk api_server` do)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from google.adk.runners import Runner
+from google.genai import types
+
+from adk_fluent.testing import mock_backend
+from adk_fluent.visibility_plugin import restore_content
+from tests.conftest import fresh_db_service
+
+APP = "adk_fluent_app"
+
+
+@dataclass
+class Outcome:
+    """What one turn produced: what the client got, what the store holds, what models saw."""
+
+    client: list[Any]  # ADK events as the client received them
+    stored: list[Any]  # events reloaded from the store, full content restored
+    raw_stored: list[Any]  # events reloaded from the store, as stored
+    state: dict[str, Any]
+    backend: Any
+
+    def client_texts(self) -> list[tuple[str, str]]:
+        """(author, text) of every text the client received (partials included)."""
+        out = []
+        for event in self.client:
+            for part in (event.content.parts if event.content else []) or []:
+                if part.text:
+                    out.append((event.author, part.text))
+        return out
+
+    def client_text_authors(self) -> list[str]:
+        return [author for author, _ in self.client_texts()]
+
+    def stored_texts(self) -> list[tuple[str, str]]:
+        out = []
+        for event in self.stored:
+            for part in (event.content.parts if event.content else []) or []:
+                if part.text and event.author != "user":
+                    out.append((event.author, part.text))
+        return out
+
+
+async def run_turn(
+    pipeline,
+    scripts,
+    *,
+    way: str,
+    store: str,
+    prompt: str = "hello",
+    session_id: str = "s",
+    backend=None,
+) -> Outcome:
+    """Run one turn `way`='fluent' or 'runner', on `store`='memory' or a sqlite URL."""
+    backend = backend or mock_backend(scripts)
+    if way == "fluent":
+        events = await pipeline.run(
+            prompt,
+            backend=backend,
+            session_id=session_id,
+            session_store=None if store == "memory" else store,
+        )
+        client = [e.raw for e in events]
+        if store == "memory":
+            session = await pipeline.session(session_id, backend=backend)
+        else:
+            session = await fresh_db_service(store).get_session(
+                app_name=APP, user_id="user", session_id=session_id
+            )
+    else:
+        from google.adk.sessions import InMemorySessionService
+
+        service = InMemorySessionService() if store == "memory" else fresh_db_service(store)
+        runner = Runner(app=pipeline.to_app(backend=backend), session_service=service)
+        if await service.get_session(app_name=APP, user_id="user", session_id=session_id) is None:
+            await service.create_session(app_name=APP, user_id="user", session_id=session_id)
+        client = [
+            e
+            async for e in runner.run_async(
+                user_id="user",
+                session_id=session_id,
+                new_message=types.Content(role="user", parts=[types.Part(text=prompt)]),
+            )
+        ]
+        reload = service if store == "memory" else fresh_db_service(store)
+        session = await reload.get_session(app_name=APP, user_id="user", session_id=session_id)
+    return Outcome(
+        client,
+        [restore_content(e) for e in session.events],
+        list(session.events),
+        dict(session.state),
+        backend,
+    )
+
+
+WAYS = ["fluent", "runner"]
