@@ -31,7 +31,7 @@ def render(tp: Any) -> str:
     if isinstance(tp, str):
         return normalise_text(tp)
     if isinstance(tp, typing.ForwardRef):
-        return tp.__forward_arg__
+        return normalise_text(tp.__forward_arg__)
     if isinstance(tp, typing.TypeVar):
         return tp.__name__
     origin = typing.get_origin(tp)
@@ -65,7 +65,11 @@ def render(tp: Any) -> str:
 
 def _origin_name(origin: Any) -> str:
     builtin_names = {
-        list: "list", dict: "dict", set: "set", frozenset: "frozenset", tuple: "tuple",
+        list: "list",
+        dict: "dict",
+        set: "set",
+        frozenset: "frozenset",
+        tuple: "tuple",
         type: "type",
     }
     if origin in builtin_names:
@@ -116,7 +120,9 @@ def _render_ast(node: Any) -> str:
     import ast
 
     if isinstance(node, ast.Constant):
-        return "None" if node.value is None else repr(node.value)
+        if node.value is None:
+            return "None"
+        return "..." if node.value is Ellipsis else repr(node.value)
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):  # typing.X, types.Content -> X, Content

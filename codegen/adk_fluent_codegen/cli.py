@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +22,8 @@ app = typer.Typer(
 )
 
 RootOption = Annotated[
-    Path, typer.Option("--root", help="The adk-fluent checkout (holds templates/, generated/, diffs/).")
+    Path,
+    typer.Option("--root", help="The adk-fluent checkout (holds templates/, generated/, diffs/)."),
 ]
 
 
@@ -51,7 +53,9 @@ def _layout(root: Path) -> Any:
 @_friendly
 def scan(
     root: RootOption = Path("."),
-    output: Annotated[Path | None, typer.Option(help="Manifest path (default: generated/manifests/).")] = None,
+    output: Annotated[
+        Path | None, typer.Option(help="Manifest path (default: generated/manifests/).")
+    ] = None,
 ) -> None:
     """Scan the installed google-adk into a manifest."""
     from .scan import dumps, manifest_filename
@@ -62,8 +66,10 @@ def scan(
     path = output or _layout(root).manifests / manifest_filename(manifest["adk_version"])
     write_files_atomically({path: dumps(manifest)})
     fields = sum(len(c["fields"]) for c in manifest["classes"].values())
-    typer.echo(f"scanned google-adk {manifest['adk_version']}: {len(manifest['classes'])} classes, "
-               f"{fields} fields, {len(manifest['plugin_callbacks'])} plugin callbacks -> {path}")
+    typer.echo(
+        f"scanned google-adk {manifest['adk_version']}: {len(manifest['classes'])} classes, "
+        f"{fields} fields, {len(manifest['plugin_callbacks'])} plugin callbacks -> {path}"
+    )
 
 
 @app.command()
@@ -71,9 +77,13 @@ def scan(
 def diff(
     old: Annotated[Path, typer.Argument(help="The older manifest.")],
     new: Annotated[Path, typer.Argument(help="The newer manifest.")],
-    ack: Annotated[Path | None, typer.Option(help="TOML file of reviewed breaking changes.")] = None,
+    ack: Annotated[
+        Path | None, typer.Option(help="TOML file of reviewed breaking changes.")
+    ] = None,
     markdown: Annotated[Path | None, typer.Option(help="Write the Markdown report here.")] = None,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Write the JSON report here.")] = None,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Write the JSON report here.")
+    ] = None,
     root: RootOption = Path("."),
 ) -> None:
     """Classify changes between two manifests; exit 1 on unacknowledged breaking changes."""
@@ -98,21 +108,31 @@ def diff(
     _print_summary(report)
     missing = unacknowledged(report, acks)
     if missing:
-        typer.secho(f"{len(missing)} breaking change(s) not acknowledged:", err=True, fg=typer.colors.RED)
+        typer.secho(
+            f"{len(missing)} breaking change(s) not acknowledged:", err=True, fg=typer.colors.RED
+        )
         for change in missing:
-            typer.echo(f"  {change.class_name}.{change.field or '(class)'}: {change.kind} "
-                       f"({change.label}) {change.old!r} -> {change.new!r}", err=True)
-        typer.echo("Review each, then add it to diffs/acknowledged.toml as\n"
-                   "  [[change]]\n  class = \"...\"\n  field = \"...\"\n  kind = \"...\"\n"
-                   "  reviewed = \"what adk-fluent does about it\"", err=True)
+            typer.echo(
+                f"  {change.class_name}.{change.field or '(class)'}: {change.kind} "
+                f"({change.label}) {change.old!r} -> {change.new!r}",
+                err=True,
+            )
+        typer.echo(
+            "Review each, then add it to diffs/acknowledged.toml as\n"
+            '  [[change]]\n  class = "..."\n  field = "..."\n  kind = "..."\n'
+            '  reviewed = "what adk-fluent does about it"',
+            err=True,
+        )
         raise typer.Exit(1)
 
 
 def _print_summary(report: Any) -> None:
     s = report.summary()
-    typer.echo(f"google-adk {report.old_version} -> {report.new_version}: {s['added']} added, "
-               f"{s['removed']} removed, {s['changed']} changed, {s['widened']} widened, "
-               f"{s['breaking']} breaking")
+    typer.echo(
+        f"google-adk {report.old_version} -> {report.new_version}: {s['added']} added, "
+        f"{s['removed']} removed, {s['changed']} changed, {s['widened']} widened, "
+        f"{s['breaking']} breaking"
+    )
 
 
 @app.command()
@@ -138,23 +158,32 @@ def check(root: RootOption = Path(".")) -> None:
 
     layout = _layout(root)
     outputs = render_all(layout, load_manifests(layout.manifests))
-    drift = []
+    drift: list[str] = []
     for path, expected in sorted(outputs.items()):
         actual = path.read_text(encoding="utf-8") if path.exists() else ""
         if actual != expected:
             rel = path.relative_to(layout.root)
-            drift.extend(difflib.unified_diff(
-                actual.splitlines(keepends=True), expected.splitlines(keepends=True),
-                fromfile=f"{rel} (committed)", tofile=f"{rel} (from templates)",
-            ))
+            drift.extend(
+                difflib.unified_diff(
+                    actual.splitlines(keepends=True),
+                    expected.splitlines(keepends=True),
+                    fromfile=f"{rel} (committed)",
+                    tofile=f"{rel} (from templates)",
+                )
+            )
     expected_files = set(outputs)
     stale = [p for p in layout.package.glob("*.py") if p not in expected_files]
     if drift or stale:
         sys.stdout.writelines(drift)
         for path in stale:
-            typer.echo(f"stale generated file (no template produces it): {path.relative_to(layout.root)}")
-        typer.secho("generated code is out of date with templates/ or the manifests.", err=True,
-                    fg=typer.colors.RED)
+            typer.echo(
+                f"stale generated file (no template produces it): {path.relative_to(layout.root)}"
+            )
+        typer.secho(
+            "generated code is out of date with templates/ or the manifests.",
+            err=True,
+            fg=typer.colors.RED,
+        )
         typer.echo("fix: make regen   (or: adk-fluent-codegen generate)", err=True)
         raise typer.Exit(1)
     typer.echo(f"generated code is up to date ({len(outputs)} files)")
@@ -174,7 +203,11 @@ def regen(root: RootOption = Path(".")) -> None:
     layout = _layout(root)
     manifest = do_scan()
     version = manifest["adk_version"]
-    previous = [m for m in load_manifests(layout.manifests)] if any(layout.manifests.glob("*.json")) else []
+    previous = (
+        [m for m in load_manifests(layout.manifests)]
+        if any(layout.manifests.glob("*.json"))
+        else []
+    )
     older = [m for m in previous if version_key(m["adk_version"]) < version_key(version)]
     write_files_atomically({layout.manifests / manifest_filename(version): dumps(manifest)})
     manifests = load_manifests(layout.manifests)
@@ -188,8 +221,24 @@ def regen(root: RootOption = Path(".")) -> None:
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point.
+
+    Exits with os._exit once the command is done and its output flushed: tearing down the
+    thousands of modules a scan imports (ADK, google-genai, pydantic) takes longer than some
+    whole commands, and every file has been written and closed by then.
+    """
+    try:
+        app()
+        code = 0
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            code = exc.code or 0
+        else:
+            print(exc.code, file=sys.stderr)
+            code = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":

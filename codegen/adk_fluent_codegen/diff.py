@@ -17,8 +17,8 @@ class Change:
 
     class_name: str
     field: str | None  # None for class-level and plugin-level changes
-    kind: str  # class_added, class_removed, added, removed, annotation, default, required,
-    # alias, deprecated, callback_added, callback_removed, callback_signature
+    kind: str  # class_added, class_removed, class_module, class_extra, added, removed, annotation,
+    # default, required, alias, deprecated, callback_added, callback_removed, callback_signature
     breaking: bool
     old: Any = None
     new: Any = None
@@ -61,21 +61,75 @@ class DiffReport:
         }
 
 
-def _member_covered(member: str, new_members: list[str]) -> bool:
-    if member in new_members or "Any" in new_members:
+# Generic types whose parameters only describe what they contain: X[A] accepts everything
+# X[B] accepts when A is covered by B. (Callable is not here: its parameters are contravariant.)
+_COVARIANT_GENERICS = frozenset(
+    {"list", "set", "frozenset", "tuple", "dict", "type", "Sequence", "Mapping", "Awaitable"}
+)
+_TOP_TYPES = frozenset({"Any", "object"})
+
+
+def _split_generic(member: str) -> tuple[str, list[str]]:
+    """`dict[str, list[int]]` -> ('dict', ['str', 'list[int]']); a plain name has no arguments."""
+    if not member.endswith("]") or "[" not in member:
+        return member, []
+    head, inner = member.split("[", 1)
+    args, depth, start = [], 0, 0
+    inner = inner[:-1]
+    for i, ch in enumerate(inner):
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            args.append(inner[start:i].strip())
+            start = i + 1
+    args.append(inner[start:].strip())
+    return head, args
+
+
+def _member_covered(member: str, new_members: list[str], supertypes: dict[str, list[str]]) -> bool:
+    if member in new_members or _TOP_TYPES & set(new_members):
         return True
+    # A scanned class is covered by any of its scanned base classes (BaseAgent by BaseNode).
+    if any(base in new_members for base in supertypes.get(member, ())):
+        return True
+    head, args = _split_generic(member)
+    if not args:
+        return False
     # type[X] is covered by a bare `type`; list[X] by a bare `list`, and so on.
-    head = member.split("[", 1)[0]
-    return "[" in member and head in new_members
+    if head in new_members:
+        return True
+    # dict[str, object] is covered by dict[str, Any]: same container, each argument covered.
+    if head in _COVARIANT_GENERICS:
+        for candidate in new_members:
+            new_head, new_args = _split_generic(candidate)
+            if (
+                new_head == head
+                and len(new_args) == len(args)
+                and all(is_widening(a, b, supertypes) for a, b in zip(args, new_args, strict=True))
+            ):
+                return True
+    return False
 
 
-def is_widening(old: str, new: str) -> bool:
-    """True when every value the old annotation accepted is still accepted by the new one."""
+def is_widening(old: str, new: str, supertypes: dict[str, list[str]] | None = None) -> bool:
+    """True when every value the old annotation accepted is still accepted by the new one.
+
+    `supertypes` maps a class name to its base classes (from the newer manifest), so that
+    replacing a class by one of its bases counts as a widening.
+    """
     new_members = union_members(new)
-    return all(_member_covered(m, new_members) for m in union_members(old))
+    return all(_member_covered(m, new_members, supertypes or {}) for m in union_members(old))
 
 
-def _field_changes(class_name: str, name: str, old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
+def _field_changes(
+    class_name: str,
+    name: str,
+    old: dict[str, Any],
+    new: dict[str, Any],
+    supertypes: dict[str, list[str]],
+) -> list[Change]:
     from deepdiff import DeepDiff
 
     diff = DeepDiff(old, new, exclude_paths=["root['doc']", "root['declared_in']"])
@@ -84,61 +138,190 @@ def _field_changes(class_name: str, name: str, old: dict[str, Any], new: dict[st
     if "annotation" in touched and set(union_members(old["annotation"])) != set(
         union_members(new["annotation"])
     ):
-        widening = is_widening(old["annotation"], new["annotation"])
-        changes.append(Change(class_name, name, "annotation", not widening,
-                              old["annotation"], new["annotation"], "widening" if widening else "narrowing or incompatible"))
+        widening = is_widening(old["annotation"], new["annotation"], supertypes)
+        changes.append(
+            Change(
+                class_name,
+                name,
+                "annotation",
+                not widening,
+                old["annotation"],
+                new["annotation"],
+                "widening" if widening else "narrowing or incompatible",
+            )
+        )
     if "required" in touched:
         widening = old["required"] and not new["required"]
-        changes.append(Change(class_name, name, "required", not widening, old["required"], new["required"],
-                              "widening: no longer required" if widening else "now required"))
-    if ("default" in touched or "default_factory" in touched) and not (
-        "required" in touched and old["required"]
-    ):
-        changes.append(Change(class_name, name, "default", True,
-                              old["default"] or old["default_factory"], new["default"] or new["default_factory"],
-                              "default value changed"))
+        changes.append(
+            Change(
+                class_name,
+                name,
+                "required",
+                not widening,
+                old["required"],
+                new["required"],
+                "widening: no longer required" if widening else "now required",
+            )
+        )
+    # A change of `required` implies the default appeared or vanished; report it once.
+    if ("default" in touched or "default_factory" in touched) and "required" not in touched:
+        changes.append(
+            Change(
+                class_name,
+                name,
+                "default",
+                True,
+                old["default"] or old["default_factory"],
+                new["default"] or new["default_factory"],
+                "default value changed",
+            )
+        )
     if "alias" in touched:
-        changes.append(Change(class_name, name, "alias", True, old["alias"], new["alias"], "alias changed"))
+        changes.append(
+            Change(class_name, name, "alias", True, old["alias"], new["alias"], "alias changed")
+        )
     if "deprecated" in touched and new["deprecated"]:
-        changes.append(Change(class_name, name, "deprecated", False, old["deprecated"], new["deprecated"],
-                              "newly deprecated"))
+        changes.append(
+            Change(
+                class_name,
+                name,
+                "deprecated",
+                False,
+                old["deprecated"],
+                new["deprecated"],
+                "newly deprecated",
+            )
+        )
     return changes
+
+
+# pydantic's `extra` settings, strictest first; None is pydantic's default, 'ignore'.
+_EXTRA_STRICTNESS = {"forbid": 0, "ignore": 1, None: 1, "allow": 2}
+
+
+def _class_changes(class_name: str, old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
+    """Class-level changes: the module it is imported from, and how it treats unknown fields."""
+    changes: list[Change] = []
+    if old.get("module") != new.get("module"):
+        changes.append(
+            Change(
+                class_name,
+                None,
+                "class_module",
+                True,
+                old.get("module"),
+                new.get("module"),
+                "class moved to another module",
+            )
+        )
+    old_extra, new_extra = old.get("extra"), new.get("extra")
+    if old_extra != new_extra:
+        looser = _EXTRA_STRICTNESS.get(new_extra, 1) >= _EXTRA_STRICTNESS.get(old_extra, 1)
+        changes.append(
+            Change(
+                class_name,
+                None,
+                "class_extra",
+                not looser,
+                old_extra,
+                new_extra,
+                "widening: unknown fields no longer rejected"
+                if looser
+                else "unknown fields now rejected",
+            )
+        )
+    return changes
+
+
+def report_pairs(manifests: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """The (old, new) manifest pairs that get a report and pass the gate: each consecutive pair
+    (where a change arrived) plus oldest..newest (the whole supported range at a glance)."""
+    pairs = list(zip(manifests, manifests[1:], strict=False))
+    if len(manifests) > 2:
+        pairs.append((manifests[0], manifests[-1]))
+    return pairs
 
 
 def diff_manifests(old: dict[str, Any], new: dict[str, Any]) -> DiffReport:
     """Every change from `old` to `new`, classified, in a stable order."""
     changes: list[Change] = []
     old_classes, new_classes = old["classes"], new["classes"]
+    supertypes = {name: list(entry.get("bases", [])) for name, entry in new_classes.items()}
     for class_name in sorted(set(old_classes) | set(new_classes)):
         if class_name not in new_classes:
             changes.append(Change(class_name, None, "class_removed", True, label="class removed"))
             continue
         if class_name not in old_classes:
             count = len(new_classes[class_name]["fields"])
-            changes.append(Change(class_name, None, "class_added", False, None, f"{count} fields", "new class"))
+            changes.append(
+                Change(class_name, None, "class_added", False, None, f"{count} fields", "new class")
+            )
             continue
+        changes.extend(_class_changes(class_name, old_classes[class_name], new_classes[class_name]))
         old_fields = old_classes[class_name]["fields"]
         new_fields = new_classes[class_name]["fields"]
         for name in sorted(set(old_fields) | set(new_fields)):
             if name not in new_fields:
-                changes.append(Change(class_name, name, "removed", True, old_fields[name]["annotation"], None,
-                                      "field removed"))
+                changes.append(
+                    Change(
+                        class_name,
+                        name,
+                        "removed",
+                        True,
+                        old_fields[name]["annotation"],
+                        None,
+                        "field removed",
+                    )
+                )
             elif name not in old_fields:
                 field = new_fields[name]
-                changes.append(Change(class_name, name, "added", field["required"], None, field["annotation"],
-                                      "new required field" if field["required"] else "new optional field"))
-            else:
-                changes.extend(_field_changes(class_name, name, old_fields[name], new_fields[name]))
+                changes.append(
+                    Change(
+                        class_name,
+                        name,
+                        "added",
+                        field["required"],
+                        None,
+                        field["annotation"],
+                        "new required field" if field["required"] else "new optional field",
+                    )
+                )
+            elif old_fields[name] != new_fields[name]:  # DeepDiff only where something differs
+                changes.extend(
+                    _field_changes(class_name, name, old_fields[name], new_fields[name], supertypes)
+                )
     old_cb, new_cb = old["plugin_callbacks"], new["plugin_callbacks"]
     for name in sorted(set(old_cb) | set(new_cb)):
         if name not in new_cb:
-            changes.append(Change("BasePlugin", name, "callback_removed", True, label="plugin callback removed"))
+            changes.append(
+                Change(
+                    "BasePlugin", name, "callback_removed", True, label="plugin callback removed"
+                )
+            )
         elif name not in old_cb:
-            changes.append(Change("BasePlugin", name, "callback_added", False, None,
-                                  _signature_text(new_cb[name]), "new plugin callback"))
+            changes.append(
+                Change(
+                    "BasePlugin",
+                    name,
+                    "callback_added",
+                    False,
+                    None,
+                    _signature_text(new_cb[name]),
+                    "new plugin callback",
+                )
+            )
         elif _signature_text(old_cb[name]) != _signature_text(new_cb[name]):
-            changes.append(Change("BasePlugin", name, "callback_signature", True, _signature_text(old_cb[name]),
-                                  _signature_text(new_cb[name]), "signature changed"))
+            changes.append(
+                Change(
+                    "BasePlugin",
+                    name,
+                    "callback_signature",
+                    True,
+                    _signature_text(old_cb[name]),
+                    _signature_text(new_cb[name]),
+                    "signature changed",
+                )
+            )
     return DiffReport(old["adk_version"], new["adk_version"], tuple(changes))
 
 

@@ -8,7 +8,7 @@ import inspect
 import libcst as cst
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _module_tree(path: str) -> cst.Module:
     with open(path, encoding="utf-8") as handle:
         return cst.parse_module(handle.read())

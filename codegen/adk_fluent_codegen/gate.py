@@ -1,12 +1,15 @@
-"""The CI diff gate: fail on any breaking change between consecutive committed manifests
-that diffs/acknowledged.toml does not list. Run as `python -m adk_fluent_codegen.gate`."""
+"""The CI diff gate: fail on any breaking change between committed manifests (each consecutive
+pair, and oldest..newest) that diffs/acknowledged.toml does not list.
+
+Run as `python -m adk_fluent_codegen.gate [ROOT]` (ROOT defaults to the current directory).
+"""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from .diff import diff_manifests, load_acknowledgements, unacknowledged
+from .diff import diff_manifests, load_acknowledgements, report_pairs, unacknowledged
 from .errors import CodegenError
 from .manifest import load_manifests
 
@@ -16,25 +19,34 @@ def run(root: Path) -> int:
     manifests = load_manifests(root / "generated" / "manifests")
     acks = load_acknowledgements(root / "diffs" / "acknowledged.toml")
     failures = 0
-    for old, new in zip(manifests, manifests[1:], strict=False):
+    for old, new in report_pairs(manifests):
         report = diff_manifests(old, new)
         missing = unacknowledged(report, acks)
         verdict = "ok" if not missing else f"{len(missing)} unacknowledged"
-        print(f"google-adk {report.old_version} -> {report.new_version}: "
-              f"{len(report.breaking)} breaking, {verdict}")
+        print(
+            f"google-adk {report.old_version} -> {report.new_version}: "
+            f"{len(report.breaking)} breaking, {verdict}"
+        )
         for change in missing:
-            print(f"  {change.class_name}.{change.field or '(class)'}: {change.kind} ({change.label})")
+            print(
+                f"  {change.class_name}.{change.field or '(class)'}: {change.kind} ({change.label})"
+            )
         failures += len(missing)
     if failures:
-        print("Review each change, then list it in diffs/acknowledged.toml "
-              "([[change]] with class, field, kind, reviewed).", file=sys.stderr)
+        print(
+            "Review each change, then list it in diffs/acknowledged.toml "
+            "([[change]] with class, field, kind, reviewed).",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: exit 0 (all acknowledged), 1 (unacknowledged breaking changes) or 2 (error)."""
+    args = sys.argv[1:] if argv is None else argv
     try:
-        sys.exit(run(Path.cwd()))
+        sys.exit(run(Path(args[0]) if args else Path.cwd()))
     except CodegenError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         if exc.hint:

@@ -6,7 +6,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from .annotations import union_members
-from .targets import BUILDER_TARGETS, IR_EXTENSIONS, SETTER_RENAMES, STRUCTURAL_FIELDS, BuilderTarget
+from .targets import (
+    BUILDER_TARGETS,
+    IR_EXTENSIONS,
+    SETTER_RENAMES,
+    STRUCTURAL_FIELDS,
+    BuilderTarget,
+)
 from .typemap import list_item_type, python_type
 
 
@@ -45,7 +51,9 @@ class TargetSpec:
 
 def _field_kind(name: str, annotation: str) -> str:
     members = union_members(annotation)
-    if name.endswith("_callback") and any(m.startswith(("Callable", "list[Callable")) for m in members):
+    if name.endswith("_callback") and any(
+        m.startswith(("Callable", "list[Callable")) for m in members
+    ):
         return "callback"
     if len(members) == 1 and members[0].startswith("list["):
         return "list"

@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from .diff import diff_manifests, load_acknowledgements, unacknowledged
+from .diff import diff_manifests, load_acknowledgements, report_pairs, unacknowledged
 from .errors import CodegenError
 from .model import render_context
 from .shadowing import check_shadowing
@@ -61,6 +61,11 @@ def _render(env: Any, template_name: str, context: dict[str, Any]) -> str:
             f"Template templates/{template_name} refers to an undefined variable: {exc.message}.",
             hint="templates may only use what codegen/adk_fluent_codegen/model.py's render_context() provides.",
         ) from None
+    except jinja2.TemplateNotFound as exc:
+        raise CodegenError(
+            f"Template {exc.name} was not found under {env.loader.searchpath[0]}.",
+            hint="run from the adk-fluent checkout, or point --root at it.",
+        ) from None
     except jinja2.TemplateSyntaxError as exc:
         raise CodegenError(
             f"Template templates/{exc.filename or template_name} has a syntax error on line {exc.lineno}: {exc.message}."
@@ -77,8 +82,20 @@ def ruff_format(source: str, filename: str) -> str:
             hint="install the codegen extra: `pip install -e '.[codegen]'` (or run `make setup`).",
         ) from None
     result = subprocess.run(
-        [find_ruff_bin(), "format", "--isolated", "--line-length", "100", "--stdin-filename", filename, "-"],
-        input=source, capture_output=True, text=True, check=False,
+        [
+            find_ruff_bin(),
+            "format",
+            "--isolated",
+            "--line-length",
+            "100",
+            "--stdin-filename",
+            filename,
+            "-",
+        ],
+        input=source,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if result.returncode != 0:
         raise CodegenError(
@@ -88,6 +105,11 @@ def ruff_format(source: str, filename: str) -> str:
     return result.stdout
 
 
+def _is_partial(template_name: str) -> bool:
+    """Partials start with `_` (`_header.j2`); dunder modules (`__init__.py.j2`) are not partials."""
+    return template_name.startswith("_") and not template_name.startswith("__")
+
+
 def render_package(layout: Layout, manifests: list[dict[str, Any]]) -> dict[Path, str]:
     """The generated package's files, rendered and formatted, keyed by output path."""
     env = _environment(layout.templates)
@@ -95,7 +117,7 @@ def render_package(layout: Layout, manifests: list[dict[str, Any]]) -> dict[Path
     template_dir = layout.templates / GENERATED_PACKAGE
     outputs: dict[Path, str] = {}
     for template in sorted(template_dir.glob("*.j2")):
-        if template.name.startswith("_"):
+        if _is_partial(template.name):
             continue
         name = f"{GENERATED_PACKAGE}/{template.name}"
         text = _render(env, name, context)
@@ -108,25 +130,31 @@ def render_package(layout: Layout, manifests: list[dict[str, Any]]) -> dict[Path
 
 
 def render_diff_reports(layout: Layout, manifests: list[dict[str, Any]]) -> dict[Path, str]:
-    """Markdown and JSON diff reports for each consecutive pair of scanned versions."""
+    """Markdown and JSON diff reports for each pair of `report_pairs`."""
     env = _environment(layout.templates)
     acks = load_acknowledgements(layout.acks)
     outputs: dict[Path, str] = {}
-    for old, new in zip(manifests, manifests[1:], strict=False):
+    for old, new in report_pairs(manifests):
         report = diff_manifests(old, new)
         stem = f"{report.old_version}..{report.new_version}"
         by_class: dict[str, list[Any]] = {}
         for change in report.changes:
             by_class.setdefault(change.class_name, []).append(change)
-        markdown = _render(env, "diff_report.md.j2", {
-            "report": report,
-            "summary": report.summary(),
-            "by_class": sorted(by_class.items()),
-            "acks": acks,
-            "unacknowledged": unacknowledged(report, acks),
-        })
+        markdown = _render(
+            env,
+            "diff_report.md.j2",
+            {
+                "report": report,
+                "summary": report.summary(),
+                "by_class": sorted(by_class.items()),
+                "acks": acks,
+                "unacknowledged": unacknowledged(report, acks),
+            },
+        )
         outputs[layout.diffs / f"{stem}.md"] = markdown
-        outputs[layout.diffs / f"{stem}.json"] = json.dumps(report.to_json(), indent=2, sort_keys=True) + "\n"
+        outputs[layout.diffs / f"{stem}.json"] = (
+            json.dumps(report.to_json(), indent=2, sort_keys=True) + "\n"
+        )
     return outputs
 
 

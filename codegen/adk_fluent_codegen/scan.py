@@ -97,7 +97,9 @@ def scan_model(cls: type) -> dict[str, Any]:
             default = _default_repr(info.default)
         factory = None
         if info.default_factory is not None:
-            factory = getattr(info.default_factory, "__qualname__", type(info.default_factory).__name__)
+            factory = getattr(
+                info.default_factory, "__qualname__", type(info.default_factory).__name__
+            )
         deprecated = getattr(info, "deprecated", None)
         if deprecated is not None and not isinstance(deprecated, str):
             deprecated = getattr(deprecated, "message", None) or "deprecated"
@@ -113,7 +115,11 @@ def scan_model(cls: type) -> dict[str, Any]:
             "doc": doc,
             "required": info.is_required(),
         }
-    bases = [b.__name__ for b in cls.__mro__[1:] if hasattr(b, "model_fields") and b.__name__ != "BaseModel"]
+    bases = [
+        b.__name__
+        for b in cls.__mro__[1:]
+        if hasattr(b, "model_fields") and b.__name__ != "BaseModel"
+    ]
     return {
         "module": cls.__module__,
         "bases": bases,
@@ -122,11 +128,18 @@ def scan_model(cls: type) -> dict[str, Any]:
     }
 
 
+def _is_plugin_hook(name: str, member: Any) -> bool:
+    """A plugin hook: a `*_callback` method, or any other public coroutine method (`close`)."""
+    if name.startswith("_") or not inspect.isfunction(member):
+        return False
+    return name.endswith("_callback") or inspect.iscoroutinefunction(member)
+
+
 def scan_plugin_callbacks(cls: type) -> dict[str, Any]:
-    """BasePlugin's callback methods with normalised signatures."""
+    """BasePlugin's hooks (callbacks and `close`) with normalised signatures."""
     callbacks: dict[str, Any] = {}
     for name, member in sorted(vars(cls).items()):
-        if not name.endswith("_callback") or not callable(member):
+        if not _is_plugin_hook(name, member):
             continue
         try:
             signature = inspect.signature(member, eval_str=True)

@@ -2,44 +2,70 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from .errors import CodegenError
 
 
-def _classes(source_dir: Path) -> dict[str, tuple[list[str], set[str], str]]:
-    """class name -> (base names, method names, file) for every class in the hand-written core."""
+def _class_defs(path: Path, text: str) -> dict[str, tuple[list[str], set[str], str]]:
+    """Top-level classes in one file: name -> (base names, method names, file)."""
     import libcst as cst
 
     found: dict[str, tuple[list[str], set[str], str]] = {}
+    for statement in cst.parse_module(text).body:
+        if not isinstance(statement, cst.ClassDef):
+            continue
+        bases = []
+        for arg in statement.bases:
+            value = arg.value
+            if isinstance(value, cst.Name):
+                bases.append(value.value)
+            elif isinstance(value, cst.Attribute):
+                bases.append(value.attr.value)
+        methods = {
+            item.name.value for item in statement.body.body if isinstance(item, cst.FunctionDef)
+        }
+        found[statement.name.value] = (bases, methods, str(path))
+    return found
+
+
+def _classes(source_dir: Path, mixins: set[str]) -> dict[str, tuple[list[str], set[str], str]]:
+    """class name -> (base names, method names, file) for the hand-written classes that may
+    derive from a generated mixin.
+
+    Parsing with libcst is the slow part of `generate`, so only files that mention a mixin, or
+    a class already known to derive from one, are parsed (repeated until nothing new turns up).
+    A class can only inherit a mixin by naming it or a class deriving from it in its bases, so
+    no relevant class is missed.
+    """
+    found: dict[str, tuple[list[str], set[str], str]] = {}
     if not source_dir.exists():
         return found
-    for path in sorted(source_dir.rglob("*.py")):
-        module = cst.parse_module(path.read_text(encoding="utf-8"))
-        for statement in module.body:
-            if not isinstance(statement, cst.ClassDef):
+    texts = {path: path.read_text(encoding="utf-8") for path in sorted(source_dir.rglob("*.py"))}
+    wanted = set(mixins)
+    searched: set[str] = set()
+    parsed: set[Path] = set()
+    while wanted - searched:
+        names = wanted - searched
+        searched |= names
+        pattern = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\b")
+        for path, text in texts.items():
+            if path in parsed or not pattern.search(text):
                 continue
-            bases = []
-            for arg in statement.bases:
-                value = arg.value
-                if isinstance(value, cst.Name):
-                    bases.append(value.value)
-                elif isinstance(value, cst.Attribute):
-                    bases.append(value.attr.value)
-            methods = {
-                item.name.value for item in statement.body.body if isinstance(item, cst.FunctionDef)
-            }
-            found[statement.name.value] = (bases, methods, str(path))
+            parsed.add(path)
+            found.update(_class_defs(path, text))
+        wanted |= {name for name, (bases, _, _) in found.items() if set(bases) & wanted}
     return found
 
 
 def check_shadowing(source_dir: Path, targets: list[Any]) -> None:
     """Raise when a hand-written class mixing in generated setters defines a method of the same name."""
-    classes = _classes(source_dir)
     setters_by_mixin = {
         spec.target.builder_base: {f.setter: f.name for f in spec.setter_fields} for spec in targets
     }
+    classes = _classes(source_dir, set(setters_by_mixin))
 
     def ancestry(name: str, seen: set[str]) -> set[str]:
         if name in seen or name not in classes:

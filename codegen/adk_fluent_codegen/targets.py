@@ -48,11 +48,18 @@ class BuilderTarget:
 BUILDER_TARGETS: tuple[BuilderTarget, ...] = (
     BuilderTarget("LlmAgent", "LlmAgentNode", "LlmAgentSetters", "compile_llm_agent", True),
     BuilderTarget(
-        "SequentialAgent", "SequentialAgentNode", "SequentialAgentSetters",
-        "compile_sequential_agent", True,
+        "SequentialAgent",
+        "SequentialAgentNode",
+        "SequentialAgentSetters",
+        "compile_sequential_agent",
+        True,
     ),
     BuilderTarget(
-        "ParallelAgent", "ParallelAgentNode", "ParallelAgentSetters", "compile_parallel_agent", True,
+        "ParallelAgent",
+        "ParallelAgentNode",
+        "ParallelAgentSetters",
+        "compile_parallel_agent",
+        True,
     ),
     BuilderTarget("LoopAgent", "LoopAgentNode", "LoopAgentSetters", "compile_loop_agent", True),
 )

@@ -57,6 +57,10 @@ def list_item_type(annotation: str) -> str:
         tree = ast.parse(annotation, mode="eval").body
     except SyntaxError:
         return "Any"
-    if isinstance(tree, ast.Subscript) and isinstance(tree.value, ast.Name) and tree.value.id == "list":
+    if (
+        isinstance(tree, ast.Subscript)
+        and isinstance(tree.value, ast.Name)
+        and tree.value.id == "list"
+    ):
         return _convert(tree.slice)
     return "Any"

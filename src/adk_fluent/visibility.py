@@ -141,7 +141,7 @@ client_filters: contextvars.ContextVar[bool] = contextvars.ContextVar(
 )
 
 
-def annotations(info: NodeVisibility) -> dict[str, Any]:
+def visibility_metadata(info: NodeVisibility) -> dict[str, Any]:
     return {
         "adk_fluent.visibility": info.visibility,
         "adk_fluent.is_user_facing": info.visibility == "user",

@@ -31,7 +31,13 @@ from typing import Any
 from google.adk.plugins.base_plugin import BasePlugin
 
 from ._adk import adk_major
-from .visibility import HIDDEN_CONTENT, NodeVisibility, annotations, client_filters, should_hide
+from .visibility import (
+    HIDDEN_CONTENT,
+    NodeVisibility,
+    client_filters,
+    should_hide,
+    visibility_metadata,
+)
 
 
 def restore_content(event: Any) -> Any:
@@ -57,7 +63,7 @@ class VisibilityPlugin(BasePlugin):
         return self.table.get(author) or NodeVisibility("user", 0, author)
 
     async def on_event_callback(self, *, invocation_context: Any, event: Any) -> Any:
-        metadata = {**(event.custom_metadata or {}), **annotations(self.info(event.author))}
+        metadata = {**(event.custom_metadata or {}), **visibility_metadata(self.info(event.author))}
         update: dict[str, Any] = {"custom_metadata": metadata}
         if (
             should_hide(event, metadata["adk_fluent.visibility"], self.mode)
