@@ -19,7 +19,7 @@ class ExecutionConfig:
     """App-level settings: name, plugins, resumability, compaction, run metadata, limits."""
 
     app_name: str = "adk_fluent_app"
-    max_llm_calls: int = 500
+    max_llm_calls: int | None = None  # None: ADK's default (500; ADK 2.x reads ADK_MAX_LLM_CALLS)
     streaming_mode: Literal["none", "sse"] = "none"
     resumable: bool = False
     compaction: CompactionConfig | None = None

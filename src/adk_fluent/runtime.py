@@ -155,12 +155,14 @@ class Engine:
         session_id = session_id or f"session_{uuid.uuid4().hex[:12]}"
         await self._ensure_session(bound, user_id, session_id)
         if run_config is None:
-            run_config = RunConfig(
-                max_llm_calls=bound.config.max_llm_calls,
-                streaming_mode=StreamingMode.SSE
+            options: dict[str, Any] = {
+                "streaming_mode": StreamingMode.SSE
                 if bound.config.streaming_mode == "sse"
-                else StreamingMode.NONE,
-            )
+                else StreamingMode.NONE
+            }
+            if bound.config.max_llm_calls is not None:
+                options["max_llm_calls"] = bound.config.max_llm_calls
+            run_config = RunConfig(**options)
         message = types.Content(role="user", parts=[types.Part(text=prompt)])
         mode = _visibility_mode(bound.app)
         token = client_filters.set(True)  # we filter below, after the Runner stored each event

@@ -1,0 +1,195 @@
+"""The committed generated package: imports on the installed ADK, covers every field, type-checks."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import importlib.util
+import subprocess
+import sys
+import warnings
+from typing import Any
+
+import pytest
+from adk_fluent_codegen.manifest import load_manifests, version_key
+from adk_fluent_codegen.targets import BUILDER_TARGETS, SETTER_RENAMES, STRUCTURAL_FIELDS
+from codegen_helpers import ADK_MAJOR, ADK_VERSION, REPO_ROOT
+
+MODULES = ("sentinel", "ir_nodes", "builder_bases", "compile_cases", "field_versions")
+
+
+@pytest.fixture(scope="module")
+def manifests() -> list[dict[str, Any]]:
+    return load_manifests(REPO_ROOT / "generated" / "manifests")
+
+
+def test_package_imports_without_adk_or_codegen_tools() -> None:
+    """Importing the generated package must not import ADK or the generator's tools."""
+    probe = (
+        "import sys\n"
+        + "".join(f"import adk_fluent_generated.{m}\n" for m in MODULES)
+        + "heavy = [m for m in ('google.adk', 'jinja2', 'libcst', 'typer', 'deepdiff') if m in sys.modules]\n"
+        + "print(heavy)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
+def test_every_llm_agent_field_of_the_newest_adk_has_a_setter(
+    manifests: list[dict[str, Any]],
+) -> None:
+    from adk_fluent_generated.builder_bases import LlmAgentSetters
+
+    newest = manifests[-1]
+    fields = set(newest["classes"]["LlmAgent"]["fields"]) - STRUCTURAL_FIELDS
+    assert fields, "no LlmAgent fields scanned"
+    for name in sorted(fields):
+        setter = SETTER_RENAMES.get(name, name)
+        assert callable(getattr(LlmAgentSetters, setter, None)), f"no setter for LlmAgent.{name}"
+        assert setter in LlmAgentSetters._GENERATED_SETTERS
+    assert "adk_timeout" in LlmAgentSetters._GENERATED_SETTERS
+    assert "timeout" not in LlmAgentSetters._GENERATED_SETTERS
+    for structural in STRUCTURAL_FIELDS:
+        assert not hasattr(LlmAgentSetters, structural)
+
+
+def test_every_agent_class_field_of_every_version_has_a_setter(
+    manifests: list[dict[str, Any]],
+) -> None:
+    import adk_fluent_generated.builder_bases as builder_bases
+
+    for target in BUILDER_TARGETS:
+        mixin = getattr(builder_bases, target.builder_base)
+        for manifest in manifests:
+            for name in set(manifest["classes"][target.adk_class]["fields"]) - STRUCTURAL_FIELDS:
+                assert SETTER_RENAMES.get(name, name) in mixin._GENERATED_SETTERS, (
+                    target.adk_class,
+                    name,
+                )
+
+
+def test_field_versions(manifests: list[dict[str, Any]]) -> None:
+    from adk_fluent_generated.field_versions import (
+        FIELD_VERSIONS,
+        PLUGIN_CALLBACK_VERSIONS,
+        SCANNED_ADK_VERSIONS,
+    )
+
+    scanned = tuple(m["adk_version"] for m in manifests)
+    assert scanned == SCANNED_ADK_VERSIONS
+    assert list(scanned) == sorted(scanned, key=version_key)
+    two_x = tuple(v for v in scanned if v.startswith("2."))
+    assert two_x and FIELD_VERSIONS["LlmAgent"]["mode"] == two_x
+    assert FIELD_VERSIONS["LlmAgent"]["instruction"] == scanned
+    assert "close" in PLUGIN_CALLBACK_VERSIONS
+    assert ADK_VERSION not in scanned or all(
+        ADK_VERSION in versions
+        for name, versions in FIELD_VERSIONS["LlmAgent"].items()
+        if name in _installed_fields("LlmAgent")
+    )
+
+
+def _installed_fields(class_name: str) -> set[str]:
+    module = {"LlmAgent": "google.adk.agents.llm_agent"}[class_name]
+    return set(getattr(importlib.import_module(module), class_name).model_fields)
+
+
+def test_installed_adk_fields_are_all_known() -> None:
+    """Every LlmAgent field the installed ADK has is in the generated table (else: make regen)."""
+    from adk_fluent_generated.field_versions import FIELD_VERSIONS
+
+    assert _installed_fields("LlmAgent") <= set(FIELD_VERSIONS["LlmAgent"])
+    if ADK_MAJOR >= 2:
+        assert "mode" in _installed_fields("LlmAgent")
+    else:
+        assert "mode" not in _installed_fields("LlmAgent")
+
+
+def test_ir_nodes_mirror_the_adk_fields() -> None:
+    from adk_fluent_generated.builder_bases import LlmAgentSetters
+    from adk_fluent_generated.ir_nodes import ADK_NODE_TYPES, LlmAgentNode
+    from adk_fluent_generated.sentinel import UNSET
+
+    node = LlmAgentNode(name="helper")
+    names = [f.name for f in dataclasses.fields(node)]
+    assert names[0] == "name"
+    for extension in (
+        "children",
+        "reads_keys",
+        "writes_keys",
+        "produces_type",
+        "consumes_type",
+        "visibility",
+        "context",
+    ):
+        assert extension in names
+    setter_fields = {
+        "timeout" if s == "adk_timeout" else s for s in LlmAgentSetters._GENERATED_SETTERS
+    }
+    assert setter_fields <= set(names)
+    assert all(getattr(node, f) is UNSET for f in setter_fields)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        node.name = "other"  # type: ignore[misc]
+    assert LlmAgentNode in ADK_NODE_TYPES and len(ADK_NODE_TYPES) == len(BUILDER_TARGETS)
+
+
+def test_compile_case_builds_a_native_adk_agent() -> None:
+    from adk_fluent_generated.compile_cases import (
+        COMPILE_CASES,
+        LLMAGENTNODE_FIELD_KINDS,
+        adk_class,
+    )
+    from adk_fluent_generated.ir_nodes import LlmAgentNode, SequentialAgentNode
+
+    def before(callback_context: Any) -> None:
+        return None
+
+    def after(callback_context: Any) -> None:
+        return None
+
+    node = LlmAgentNode(
+        name="helper", instruction="Be brief.", before_agent_callback=(before, after), tools=(len,)
+    )
+    class_name, compile_fn = COMPILE_CASES[LlmAgentNode]
+    kwargs = compile_fn(node, [])
+    assert kwargs == {
+        "name": "helper",
+        "instruction": "Be brief.",
+        "before_agent_callback": [before, after],
+        "tools": [len],
+    }
+    assert LLMAGENTNODE_FIELD_KINDS["before_agent_callback"] == "callback"
+    assert LLMAGENTNODE_FIELD_KINDS["tools"] == "list"
+    single = compile_fn(LlmAgentNode(name="one", after_agent_callback=(after,)), [])
+    assert single["after_agent_callback"] is after
+    agent = adk_class(class_name)(**kwargs)
+    assert agent.name == "helper" and agent.instruction == "Be brief."
+
+    seq_name, seq_fn = COMPILE_CASES[SequentialAgentNode]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # 2.x: SequentialAgent -> Workflow
+        pipeline = adk_class(seq_name)(**seq_fn(SequentialAgentNode(name="pipe"), [agent]))
+    assert [a.name for a in pipeline.sub_agents] == ["helper"]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mypy") is None, reason="mypy is not installed")
+def test_generated_package_type_checks(tmp_path: Any) -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--cache-dir",
+            str(tmp_path / "mypy-cache"),
+            "--config-file",
+            str(REPO_ROOT / "pyproject.toml"),
+            "generated/adk_fluent_generated",
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
