@@ -11,6 +11,7 @@ from . import runtime as _runtime  # noqa: F401  (registers the engine with the 
 from .agent import Agent
 from .composites import Fallback, FanOut, Loop, Pipeline, Until, until
 from .config import CompactionConfig, ExecutionConfig
+from .context import C, ContextSpec
 from .control import (
     Gate,
     MapOver,
@@ -44,6 +45,8 @@ __all__ = [
     "Agent",
     "AgentEvent",
     "BuildError",
+    "C",
+    "ContextSpec",
     "CompactionConfig",
     "DuplicateNameError",
     "EmptyCompositeError",

@@ -88,6 +88,19 @@ class Agent(BuilderBase, LlmAgentSetters):
                 )
         return self._copy(_delegates=(*self._delegates, *agents))
 
+    def context(self, spec: Any) -> Self:
+        """What conversation this agent sees: a C spec, e.g. `C.user_only() + C.from_state("intent")`."""
+        from .context import ContextSpec
+
+        if not isinstance(spec, ContextSpec):
+            raise BuildError(
+                f"context() needs a C spec, got {type(spec).__name__}",
+                agent=self._name,
+                field="context",
+                hint="e.g. .context(C.user_only()).",
+            )
+        return self._with_meta("context", spec)
+
     def produces(self, model: type) -> Self:
         """Declare the pydantic model this agent's output satisfies (its fields become written keys)."""
         return self._with_meta("produces", model)
@@ -148,6 +161,9 @@ class Agent(BuilderBase, LlmAgentSetters):
         consumes = self._meta.get("consumes")
         writes |= _schema_fields(produces)
         reads |= _schema_fields(consumes)
+        context = self._meta.get("context")
+        if context is not None:
+            reads |= context.reads_keys
         return LlmAgentNode(
             name=self._name,
             **fields,

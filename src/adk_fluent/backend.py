@@ -174,6 +174,8 @@ class _Compiler:
         class_name, case = COMPILE_CASES[type(node)]
         kwargs = case(node, self.children(node))
         _adapt_callbacks(kwargs)
+        if isinstance(node, LlmAgentNode) and node.context is not None:
+            _install_context(node, kwargs)
         if isinstance(node, LlmAgentNode) and self.model_for is not None:
             model = self.model_for(node.name)
             if model is not None:
@@ -183,6 +185,24 @@ class _Compiler:
                 return adk_class(class_name)(**kwargs)
         except ValidationError as error:
             raise _validation_error(node, error) from None
+
+
+def _install_context(node: LlmAgentNode, kwargs: dict[str, Any]) -> None:
+    """A C spec becomes the first before-model callback, which sets the request's contents."""
+    if not node.context.needs_view:
+        return
+    if "include_contents" in kwargs:
+        raise BuildError(
+            "both .context(...) and .include_contents(...) are set",
+            agent=node.name,
+            field="include_contents",
+            hint="use one: C.none() replaces include_contents='none'.",
+        )
+    from .context_view import ContextView
+
+    existing = kwargs.get("before_model_callback")
+    callbacks = [] if existing is None else existing if isinstance(existing, list) else [existing]
+    kwargs["before_model_callback"] = [ContextView(node.context, node.name), *callbacks]
 
 
 def _fallback(c: _Compiler, node: FallbackNode) -> Any:

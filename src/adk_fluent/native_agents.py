@@ -91,7 +91,7 @@ class StateStepAgent(BaseAgent):
 
     async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
         state = ReadOnlyState(state_of(ctx), self.name)
-        delta = OPS[self.op](state, self.args, user_text(ctx), self.name)
+        delta = OPS[self.op](state, self.args, user_text(ctx), self.name, ctx.session.events)
         if delta:
             yield make_event(ctx, self.name, state_delta=delta)
 

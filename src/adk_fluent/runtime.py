@@ -163,7 +163,7 @@ class Engine:
             if bound.config.max_llm_calls is not None:
                 options["max_llm_calls"] = bound.config.max_llm_calls
             run_config = RunConfig(**options)
-        message = types.Content(role="user", parts=[types.Part(text=prompt)])
+        message = _user_message(prompt)
         mode = _visibility_mode(bound.app)
         token = client_filters.set(True)  # we filter below, after the Runner stored each event
         try:
@@ -230,6 +230,23 @@ class Engine:
         from .viz import to_mermaid
 
         return to_mermaid(builder.to_ir())
+
+
+def _user_message(prompt: Any) -> Any:
+    """A prompt as ADK's user Content: text, a Content, or a list of parts (text, images, files)."""
+    from google.genai import types
+
+    if isinstance(prompt, str):
+        return types.Content(role="user", parts=[types.Part(text=prompt)])
+    if isinstance(prompt, types.Content):
+        return prompt
+    if isinstance(prompt, list | tuple):
+        parts = [types.Part(text=p) if isinstance(p, str) else p for p in prompt]
+        return types.Content(role="user", parts=parts)
+    raise BuildError(
+        f"a prompt must be text, a google.genai Content or a list of parts, not {type(prompt).__name__}",
+        field="prompt",
+    )
 
 
 def _visibility_mode(app: Any) -> str:

@@ -30,16 +30,20 @@ def is_session_key(key: str) -> bool:
 
 
 def _set(
-    state: Mapping[str, Any], args: tuple[Any, ...], user_text: str | None, step: str
+    state: Mapping[str, Any],
+    args: tuple[Any, ...],
+    user_text: str | None,
+    step: str,
+    events: Any = (),
 ) -> dict[str, Any]:
     return dict(args[0])
 
 
-def _default(state, args, user_text, step):
+def _default(state, args, user_text, step, events=()):
     return {k: v for k, v in args[0] if state.get(k) is None}
 
 
-def _merge(state, args, user_text, step):
+def _merge(state, args, user_text, step, events=()):
     keys, into, fn = args
     missing = [k for k in keys if k not in state]
     if missing:
@@ -50,16 +54,16 @@ def _merge(state, args, user_text, step):
     return {into: fn(*values) if fn is not None else {k: state[k] for k in keys}}
 
 
-def _pick(state, args, user_text, step):
+def _pick(state, args, user_text, step, events=()):
     keep = set(args)
     return {k: None for k in state if is_session_key(k) and k not in keep and state[k] is not None}
 
 
-def _drop(state, args, user_text, step):
+def _drop(state, args, user_text, step, events=()):
     return {k: None for k in args if k in state and state[k] is not None}
 
 
-def _rename(state, args, user_text, step):
+def _rename(state, args, user_text, step, events=()):
     delta: dict[str, Any] = {}
     for old, new in args:
         if old in state and state[old] is not None:
@@ -68,7 +72,7 @@ def _rename(state, args, user_text, step):
     return delta
 
 
-def _transform(state, args, user_text, step):
+def _transform(state, args, user_text, step, events=()):
     key, fn = args
     if key not in state:
         raise StateStepError(
@@ -77,30 +81,30 @@ def _transform(state, args, user_text, step):
     return {key: fn(state[key])}
 
 
-def _compute(state, args, user_text, step):
+def _compute(state, args, user_text, step, events=()):
     return {key: fn(state) for key, fn in args}
 
 
-def _guard(state, args, user_text, step):
+def _guard(state, args, user_text, step, events=()):
     predicate, message = args
     if not predicate(state):
         raise StateStepError(f"step '{step}': guard failed: {message}")
     return {}
 
 
-def _log(state, args, user_text, step):
+def _log(state, args, user_text, step, events=()):
     keys, level = args
     shown = {k: state.get(k) for k in keys} if keys else dict(state)
     logger.log(level, "%s: %r", step, shown)
     return {}
 
 
-def _capture(state, args, user_text, step):
+def _capture(state, args, user_text, step, events=()):
     (key,) = args
     return {key: user_text or ""}
 
 
-def _function(state, args, user_text, step):
+def _function(state, args, user_text, step, events=()):
     (fn,) = args
     result = fn(state)
     if result is None:
@@ -113,7 +117,21 @@ def _function(state, args, user_text, step):
     return dict(result)
 
 
-OPS: dict[str, Callable[[Mapping[str, Any], tuple[Any, ...], str | None, str], dict[str, Any]]] = {
+def _capture_turns(state, args, user_text, step, events=()):
+    key, turns = args
+    lines: list[str] = []
+    starts = [i for i, e in enumerate(events) if e.author == "user"]
+    window = events[starts[-turns] :] if len(starts) >= turns else events
+    for event in window:
+        text = "".join(
+            p.text for p in (event.content.parts if event.content else None) or [] if p.text
+        )
+        if text and not event.partial:
+            lines.append(f"{event.author}: {text}")
+    return {key: "\n".join(lines)}
+
+
+OPS: dict[str, Callable[..., dict[str, Any]]] = {
     "set": _set,
     "default": _default,
     "merge": _merge,
@@ -125,6 +143,7 @@ OPS: dict[str, Callable[[Mapping[str, Any], tuple[Any, ...], str | None, str], d
     "guard": _guard,
     "log": _log,
     "capture": _capture,
+    "capture_turns": _capture_turns,
     "function": _function,
 }
 

@@ -1,0 +1,148 @@
+"""C: what conversation each agent sees. Specs are plain frozen values; `context_view` builds them.
+
+    Agent("booker").instruct("Book it.").context(C.user_only() + C.from_state("intent"))
+
+A spec has a history filter (default / none / user_only / from_agents / exclude_agents /
+last_n_turns) and optional state blocks (`from_state`, `template`). `+` combines them: the
+later history filter wins, state blocks accumulate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import BuildError
+from .transforms import S, StateStep, _slug
+
+
+@dataclass(frozen=True)
+class ContextSpec:
+    """A declared view of the conversation for one agent."""
+
+    history: str = (
+        "default"  # default | none | user_only | from_agents | exclude_agents | last_n_turns
+    )
+    agents: tuple[str, ...] = ()
+    turns: int = 0
+    state_keys: tuple[str, ...] = ()
+    templates: tuple[str, ...] = ()
+    history_set: bool = False  # whether this spec chose a history filter (for `+`)
+
+    def __add__(self, other: ContextSpec) -> ContextSpec:
+        if not isinstance(other, ContextSpec):
+            return NotImplemented
+        if other.history_set:
+            source = other
+        elif self.history_set:
+            source = self
+        else:  # neither chose explicitly: from_state implies no history, a template keeps it
+            source = self if self.state_keys or not other.state_keys else other
+        return ContextSpec(
+            history=source.history,
+            agents=source.agents,
+            turns=source.turns,
+            state_keys=tuple(dict.fromkeys((*self.state_keys, *other.state_keys))),
+            templates=(*self.templates, *other.templates),
+            history_set=self.history_set or other.history_set,
+        )
+
+    @property
+    def reads_keys(self) -> frozenset[str]:
+        """State keys the view reads (for contracts and diagrams)."""
+        from .templates import template_keys
+
+        keys = set(self.state_keys)
+        for text in self.templates:
+            required, optional = template_keys(text)
+            keys |= required | optional
+        return frozenset(keys)
+
+    @property
+    def needs_view(self) -> bool:
+        """False only for plain C.default(): then ADK's own assembly is used unchanged."""
+        return self.history != "default" or bool(self.state_keys or self.templates)
+
+    def describe(self) -> str:
+        parts = [self.history if not self.agents else f"{self.history}({', '.join(self.agents)})"]
+        if self.history == "last_n_turns":
+            parts[0] = f"last_n_turns({self.turns})"
+        if self.state_keys:
+            parts.append(f"from_state({', '.join(self.state_keys)})")
+        parts.extend("template" for _ in self.templates)
+        return " + ".join(parts)
+
+
+def _names(names: tuple[str, ...], what: str) -> tuple[str, ...]:
+    if not names:
+        raise BuildError(f"{what} needs at least one name")
+    for name in names:
+        if not isinstance(name, str) or not name:
+            raise BuildError(f"{what} needs agent or key names (strings), got {name!r}")
+    return names
+
+
+class C:
+    """Context transforms: attach with `Agent(...).context(spec)`; combine with `+`."""
+
+    @staticmethod
+    def default() -> ContextSpec:
+        """ADK's full conversation history (what an agent sees without any spec)."""
+        return ContextSpec("default", history_set=True)
+
+    @staticmethod
+    def none() -> ContextSpec:
+        """No history: only this turn's user message (and the agent's own tool calls this turn).
+
+        Unlike ADK's include_contents='none', another agent's latest reply is not included.
+        """
+        return ContextSpec("none", history_set=True)
+
+    @staticmethod
+    def user_only() -> ContextSpec:
+        """The user's messages (with their images and files) and the agent's own replies; no other agent."""
+        return ContextSpec("user_only", history_set=True)
+
+    @staticmethod
+    def from_agents(*names: str) -> ContextSpec:
+        """The user's messages plus replies (and tool calls) of the named agents only."""
+        return ContextSpec("from_agents", agents=_names(names, "C.from_agents()"), history_set=True)
+
+    @staticmethod
+    def exclude_agents(*names: str) -> ContextSpec:
+        """The full history minus the named agents' events."""
+        return ContextSpec(
+            "exclude_agents", agents=_names(names, "C.exclude_agents()"), history_set=True
+        )
+
+    @staticmethod
+    def last_n_turns(n: int) -> ContextSpec:
+        """Only the last n turns (a turn starts at a user message)."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise BuildError(f"C.last_n_turns(n) needs a positive int, got {n!r}")
+        return ContextSpec("last_n_turns", turns=n, history_set=True)
+
+    @staticmethod
+    def from_state(*keys: str) -> ContextSpec:
+        """State values as a delimited context block; alone, it also means no history."""
+        return ContextSpec("none", state_keys=_names(keys, "C.from_state()"))
+
+    @staticmethod
+    def template(text: str) -> ContextSpec:
+        """A context block rendered from state: `{key}` required, `{key?}` optional."""
+        if not isinstance(text, str) or not text.strip():
+            raise BuildError("C.template(text) needs a non-empty template string")
+        return ContextSpec("default", templates=(text,))
+
+    @staticmethod
+    def capture(key: str) -> StateStep:
+        """Store the user's latest message in state[key] (the same step as S.capture)."""
+        return S.capture(key)
+
+    @staticmethod
+    def capture_turns(key: str, n: int = 5) -> StateStep:
+        """Store the last n turns, as 'author: text' lines, in state[key]."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise BuildError(f"C.capture_turns(key, n) needs a positive int n, got {n!r}")
+        return StateStep(
+            _slug("capture_turns", key), "capture_turns", (key, n), frozenset(), frozenset({key})
+        )
