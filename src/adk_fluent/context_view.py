@@ -22,11 +22,11 @@ from google.genai import types
 
 from .context import ContextSpec
 from .errors import AdkFluentError
+from .templates import TEMPLATE_VAR
 
 _FRAMEWORK_CALLS = frozenset(
     {"adk_request_confirmation", "adk_request_credential", "adk_request_input"}
 )
-_TEMPLATE_VAR = re.compile(r"\{((?:app:|user:|temp:)?[A-Za-z_][A-Za-z0-9_]*)(\?)?\}")
 
 
 class ContextKeyError(AdkFluentError, KeyError):
@@ -74,23 +74,33 @@ def usable_events(events: Sequence[Any], branch: str | None) -> list[Any]:
     return kept
 
 
+def _current_activation(events: list[Any], agent: str) -> set[int]:
+    """Indexes of the agent's own events since it last started: the trailing run of its events
+    (its tool calls and their responses in progress). Earlier iterations are not included."""
+    own: set[int] = set()
+    for index in range(len(events) - 1, -1, -1):
+        if events[index].author != agent:
+            break
+        own.add(index)
+    return own
+
+
 def _select(events: list[Any], spec: ContextSpec, agent: str, invocation_id: str) -> list[Any]:
-    def own_now(e: Any) -> bool:
-        return e.author == agent and e.invocation_id == invocation_id
-
-    def current_user(e: Any) -> bool:
-        return e.author == "user" and e.invocation_id == invocation_id
-
     if spec.history == "default":
         return events
+    active = _current_activation(events, agent)
     if spec.history == "none":
-        return [e for e in events if current_user(e) or own_now(e)]
+        return [
+            e
+            for i, e in enumerate(events)
+            if i in active or (e.author == "user" and e.invocation_id == invocation_id)
+        ]
     if spec.history == "user_only":
         return [e for e in events if e.author in ("user", agent)]
     if spec.history == "from_agents":
         return [e for e in events if e.author in ("user", agent, *spec.agents)]
     if spec.history == "exclude_agents":
-        return [e for e in events if e.author not in spec.agents or own_now(e)]
+        return [e for i, e in enumerate(events) if e.author not in spec.agents or i in active]
     if spec.history == "last_n_turns":
         starts = [i for i, e in enumerate(events) if e.author == "user"]
         if len(starts) <= spec.turns:
@@ -144,10 +154,12 @@ def _contents(events: list[Any], agent: str) -> list[types.Content]:
 
 def render_template(text: str, state: Mapping[str, Any], agent: str) -> str:
     """`{key}` (required) and `{key?}` (optional, '' when missing) in one pass: a value that
-    contains `{other}` is never expanded again, and other braces stay literal."""
+    contains `{other}` is never expanded again, and other braces (JSON, `{{x}}`) stay literal."""
 
     def value(match: re.Match[str]) -> str:
         key, optional = match.group(1), bool(match.group(2))
+        if key is None:  # a doubled {{...}} stays literal
+            return match.group(0)
         if key not in state or state[key] is None:
             if optional:
                 return ""
@@ -160,7 +172,7 @@ def render_template(text: str, state: Mapping[str, Any], agent: str) -> str:
             found if isinstance(found, str) else json.dumps(found, ensure_ascii=False, default=str)
         )
 
-    return _TEMPLATE_VAR.sub(value, text)
+    return TEMPLATE_VAR.sub(value, text)
 
 
 def _state_block(spec: ContextSpec, state: Mapping[str, Any], agent: str) -> types.Content | None:

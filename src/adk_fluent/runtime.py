@@ -149,7 +149,6 @@ class Engine:
         **services: Any,
     ) -> AsyncIterator[AgentEvent]:
         from google.adk.agents.run_config import RunConfig, StreamingMode
-        from google.genai import types
 
         bound = self._bound(builder, config, session_store, backend, services)
         session_id = session_id or f"session_{uuid.uuid4().hex[:12]}"

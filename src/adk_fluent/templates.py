@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 
 # ADK substitutes `{name}` and `{name?}` where name is an identifier, optionally scoped with
-# app:, user: or temp:. `{artifact.x}` refers to an artifact, not state. `{{x}}` is left out:
-# ADK versions disagree on what it means (see ADK_FACTS.md), so it is not a reliable read.
-_TEMPLATE_VAR = re.compile(r"(?<!\{)\{((?:app:|user:|temp:)?[A-Za-z_][A-Za-z0-9_]*)(\?)?\}(?!\})")
+# app:, user: or temp:. `{artifact.x}` refers to an artifact, not state. A doubled `{{x}}` is
+# matched first and left alone: ADK versions disagree on what it means (ADK_FACTS.md), so it is
+# not a reliable read, and adk-fluent's own templates keep it literal.
+TEMPLATE_VAR = re.compile(r"\{\{[^{}]*\}\}|\{((?:app:|user:|temp:)?[A-Za-z_][A-Za-z0-9_]*)(\?)?\}")
 
 
 def template_keys(instruction: object) -> tuple[frozenset[str], frozenset[str]]:
@@ -16,6 +17,8 @@ def template_keys(instruction: object) -> tuple[frozenset[str], frozenset[str]]:
         return frozenset(), frozenset()
     required: set[str] = set()
     optional: set[str] = set()
-    for match in _TEMPLATE_VAR.finditer(instruction):
+    for match in TEMPLATE_VAR.finditer(instruction):
+        if match.group(1) is None:  # a doubled {{...}}
+            continue
         (optional if match.group(2) else required).add(match.group(1))
     return frozenset(required), frozenset(optional - required)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from google.genai import types
 
-from adk_fluent import C, Agent
+from adk_fluent import Agent, C
 from adk_fluent.testing import call, mock_backend
 
 IMAGE = types.Part(inline_data=types.Blob(mime_type="image/png", data=b"\x89PNG fake"))
@@ -45,7 +45,14 @@ def pipeline(spec):
 
 
 SCRIPTS = {
-    "researcher": [call("lookup", q="q1"), "facts1", call("lookup", q="q2"), "facts2", call("lookup", q="q3"), "facts3"],
+    "researcher": [
+        call("lookup", q="q1"),
+        "facts1",
+        call("lookup", q="q2"),
+        "facts2",
+        call("lookup", q="q3"),
+        "facts3",
+    ],
     "drafter": ["draft1", "draft2", "draft3"],
     "writer": ["final1", "final2", "final3"],
 }
@@ -63,20 +70,20 @@ async def three_turns(spec):
 
 TURN3_FULL = [
     ("user", ("Q1", "image:image/png")),
-    ("user", ("[researcher] called tool `lookup` with {\"q\": \"q1\"}",)),
-    ("user", ("[researcher] tool `lookup` returned {\"found\": \"q1\"}",)),
+    ("user", ('[researcher] called tool `lookup` with {"q": "q1"}',)),
+    ("user", ('[researcher] tool `lookup` returned {"found": "q1"}',)),
     ("user", ("[researcher] said: facts1",)),
     ("user", ("[drafter] said: draft1",)),
     ("model", ("final1",)),
     ("user", ("Q2",)),
-    ("user", ("[researcher] called tool `lookup` with {\"q\": \"q2\"}",)),
-    ("user", ("[researcher] tool `lookup` returned {\"found\": \"q2\"}",)),
+    ("user", ('[researcher] called tool `lookup` with {"q": "q2"}',)),
+    ("user", ('[researcher] tool `lookup` returned {"found": "q2"}',)),
     ("user", ("[researcher] said: facts2",)),
     ("user", ("[drafter] said: draft2",)),
     ("model", ("final2",)),
     ("user", ("Q3",)),
-    ("user", ("[researcher] called tool `lookup` with {\"q\": \"q3\"}",)),
-    ("user", ("[researcher] tool `lookup` returned {\"found\": \"q3\"}",)),
+    ("user", ('[researcher] called tool `lookup` with {"q": "q3"}',)),
+    ("user", ('[researcher] tool `lookup` returned {"found": "q3"}',)),
     ("user", ("[researcher] said: facts3",)),
     ("user", ("[drafter] said: draft3",)),
 ]
@@ -85,21 +92,31 @@ TURN3_FULL = [
 async def test_user_only():
     requests = await three_turns(C.user_only())
     assert view(requests[0]) == [("user", ("Q1", "image:image/png"))]
-    assert view(requests[2]) == [("user", ("Q1", "image:image/png")), ("model", ("final1",)), ("user", ("Q2",)),
-                                 ("model", ("final2",)), ("user", ("Q3",))]
+    assert view(requests[2]) == [
+        ("user", ("Q1", "image:image/png")),
+        ("model", ("final1",)),
+        ("user", ("Q2",)),
+        ("model", ("final2",)),
+        ("user", ("Q3",)),
+    ]
 
 
 async def test_none_keeps_only_this_turns_user_message():
     requests = await three_turns(C.none())
     assert view(requests[0]) == [("user", ("Q1", "image:image/png"))]
-    assert view(requests[2]) == [("user", ("Q3",))]  # not even the drafter's reply (ADK's 'none' would leak it)
+    assert view(requests[2]) == [
+        ("user", ("Q3",))
+    ]  # not even the drafter's reply (ADK's 'none' would leak it)
 
 
 async def test_from_agents():
     requests = await three_turns(C.from_agents("drafter"))
     assert view(requests[1]) == [
-        ("user", ("Q1", "image:image/png")), ("user", ("[drafter] said: draft1",)), ("model", ("final1",)),
-        ("user", ("Q2",)), ("user", ("[drafter] said: draft2",)),
+        ("user", ("Q1", "image:image/png")),
+        ("user", ("[drafter] said: draft1",)),
+        ("model", ("final1",)),
+        ("user", ("Q2",)),
+        ("user", ("[drafter] said: draft2",)),
     ]
 
 
@@ -130,9 +147,14 @@ async def test_from_state_alone():
 
 
 async def test_template_with_history():
-    requests = await three_turns(C.user_only() + C.template("Draft so far: {draft}. Notes: {notes?}"))
+    requests = await three_turns(
+        C.user_only() + C.template("Draft so far: {draft}. Notes: {notes?}")
+    )
     assert view(requests[2]) == [
-        ("user", ("Q1", "image:image/png")), ("model", ("final1",)), ("user", ("Q2",)), ("model", ("final2",)),
+        ("user", ("Q1", "image:image/png")),
+        ("model", ("final1",)),
+        ("user", ("Q2",)),
+        ("model", ("final2",)),
         ("user", ("<context>\nDraft so far: draft3. Notes: \n</context>",)),
         ("user", ("Q3",)),
     ]
@@ -157,7 +179,11 @@ async def test_own_tool_calls_survive_a_filtered_view():
     agent = Agent("researcher").tool(lookup).context(C.none())
     await agent.run("find x", backend=backend)
     second = backend.requests["researcher"][1]
-    assert view(second) == [("user", ("find x",)), ("model", ("call:lookup",)), ("user", ("response:lookup",))]
+    assert view(second) == [
+        ("user", ("find x",)),
+        ("model", ("call:lookup",)),
+        ("user", ("response:lookup",)),
+    ]
 
 
 @pytest.mark.parametrize("spec", [C.user_only(), C.from_agents("a"), C.none() + C.from_state("k")])
@@ -165,7 +191,11 @@ async def test_parallel_branches_do_not_see_each_other(spec):
     from adk_fluent import S
 
     backend = mock_backend({"a": "from a", "b": "from b", "c": "from c"})
-    tree = S.set(k=1) >> (Agent("a") | Agent("b").context(spec)) >> Agent("c").context(C.from_agents("a", "b"))
+    tree = (
+        S.set(k=1)
+        >> (Agent("a") | Agent("b").context(spec))
+        >> Agent("c").context(C.from_agents("a", "b"))
+    )
     await tree.run("go", backend=backend)
     seen_by_b = [p for _, parts in view(backend.requests["b"][0]) for p in parts]
     assert not any("from a" in p for p in seen_by_b)
