@@ -43,11 +43,11 @@ def _belongs_to_branch(current: str | None, event: Any) -> bool:
 
 
 def _is_framework_event(event: Any) -> bool:
-    calls = event.get_function_calls() if event.content else []
-    responses = event.get_function_responses() if event.content else []
-    return any(c.name in _FRAMEWORK_CALLS for c in calls) or any(
-        r.name in _FRAMEWORK_CALLS for r in responses
-    )
+    for part in event.content.parts:
+        call = part.function_call or part.function_response
+        if call is not None and call.name in _FRAMEWORK_CALLS:
+            return True
+    return False
 
 
 def usable_events(events: Sequence[Any], branch: str | None) -> list[Any]:
@@ -109,6 +109,10 @@ def _select(events: list[Any], spec: ContextSpec, agent: str, invocation_id: str
     raise ValueError(f"unknown history filter {spec.history!r}")
 
 
+def _text(text: str) -> types.Part:
+    return types.Part.model_construct(text=text)  # our own string: no validation needed
+
+
 def _as_context(event: Any) -> types.Content | None:
     """Another agent's event as user-role context, keeping non-text parts."""
     parts: list[types.Part] = []
@@ -134,10 +138,10 @@ def _as_context(event: Any) -> types.Content | None:
                 )
             )
         elif part.text:
-            parts.append(types.Part(text=f"[{event.author}] said: {part.text}"))
+            parts.append(_text(f"[{event.author}] said: {part.text}"))
         else:
             parts.append(part)  # images, files, audio: kept as they are
-    return types.Content(role="user", parts=parts) if parts else None
+    return types.Content.model_construct(role="user", parts=parts) if parts else None
 
 
 def _contents(events: list[Any], agent: str) -> list[types.Content]:
