@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import importlib.metadata
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,7 +25,9 @@ _CLASS_MODULES = {
 @functools.cache
 def adk_version() -> str:
     """The installed google-adk version string."""
-    return importlib.metadata.version("google-adk")
+    from importlib.metadata import version
+
+    return version("google-adk")
 
 
 @functools.cache

@@ -148,7 +148,7 @@ class Agent(BuilderBase, LlmAgentSetters):
         return self._add_callbacks("on_tool_error_callback", (fn,))
 
     # -- IR ---------------------------------------------------------------------------------
-    def to_ir(self) -> LlmAgentNode:
+    def _build_ir(self) -> LlmAgentNode:
         """The frozen IR node, with the state keys this agent reads and writes."""
         fields = self._fields
         required, optional = template_keys(fields.get("instruction"))

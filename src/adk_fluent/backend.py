@@ -52,7 +52,10 @@ _CALLBACK_PARAM_ORDER = (
     "error",
 )
 
-ModelFor = Callable[[str], Any]  # agent name -> model to use instead (scripted models), or None
+ModelFor = Callable[[str], Any]
+_adk_classes: dict[
+    str, Any
+] = {}  # scanned class name -> the installed ADK class  # agent name -> model to use instead (scripted models), or None
 
 
 def check_names(root: Node) -> None:
@@ -131,6 +134,15 @@ def _adapt_callbacks(kwargs: dict[str, Any]) -> None:
             )
 
 
+def _mark_gated(node: Node, gated: set[int]) -> bool:
+    found = isinstance(node, GateNode)
+    for child in getattr(node, "children", ()) or ():
+        found = _mark_gated(child, gated) or found
+    if found:
+        gated.add(id(node))
+    return found
+
+
 class _Compiler:
     """One compilation: model overrides and unique names for repeated zero-cost steps."""
 
@@ -138,6 +150,8 @@ class _Compiler:
         self.model_for = model_for
         self.taken = {n.name for n in walk(root) if not isinstance(n, ZERO_COST_TYPES)}
         self.renamed: dict[str, str] = {}  # compiled name -> IR name, for repeated zero-cost steps
+        self.gated: set[int] = set()  # ids of nodes with a gate somewhere below (one pass)
+        _mark_gated(root, self.gated)
 
     def unique(self, name: str) -> str:
         candidate, counter = name, 2
@@ -167,9 +181,7 @@ class _Compiler:
 
         if not node.children and node.ADK_CLASS != "LlmAgent":
             raise EmptyCompositeError(f"{node.ADK_CLASS} has no sub-agents", agent=node.name)
-        if isinstance(node, SequentialAgentNode) and any(
-            isinstance(n, GateNode) for n in walk(node)
-        ):
+        if isinstance(node, SequentialAgentNode) and id(node) in self.gated:
             return _gated_sequence(self, node)
         class_name, case = COMPILE_CASES[type(node)]
         kwargs = case(node, self.children(node))
@@ -181,8 +193,13 @@ class _Compiler:
             if model is not None:
                 kwargs["model"] = model
         try:
-            with quiet_workflow_deprecation():
-                return adk_class(class_name)(**kwargs)
+            cls = _adk_classes.get(class_name) or _adk_classes.setdefault(
+                class_name, adk_class(class_name)
+            )
+            if class_name == "LlmAgent" or adk_major() < 2:
+                return cls(**kwargs)
+            with quiet_workflow_deprecation():  # only ADK 2.x's workflow agents warn
+                return cls(**kwargs)
         except ValidationError as error:
             raise _validation_error(node, error) from None
 

@@ -27,6 +27,27 @@ class _Hooks:
 hooks = _Hooks()
 
 
+_COMPOSER_MODULES = {
+    "sequence": "composites",
+    "parallel": "composites",
+    "loop": "composites",
+    "fallback": "composites",
+    "adapt": "transforms",
+    "timeout": "control",
+}
+
+
+def composer(kind: str) -> Callable[..., Any]:
+    """The function behind an operator, importing the module that provides it on first use."""
+    fn = hooks.compose.get(kind)
+    if fn is None:
+        import importlib
+
+        importlib.import_module(f"adk_fluent.{_COMPOSER_MODULES[kind]}")
+        fn = hooks.compose[kind]
+    return fn
+
+
 def _engine() -> Any:
     if hooks.engine is None:  # only when someone imported a submodule and not the package
         import importlib
@@ -66,7 +87,8 @@ class BuilderBase:
     def _copy(self, **changes: Any) -> Self:
         new = object.__new__(type(self))
         state = dict(self.__dict__)
-        state.pop("_cache", None)  # compiled apps/runners belong to one value only
+        state.pop("_cache", None)  # compiled apps/runners and the IR belong to one value only
+        state.pop("_ir", None)
         state.update(changes)
         new.__dict__.update(state)
         return new
@@ -131,25 +153,25 @@ class BuilderBase:
 
     # -- composition operators (precedence: * and // bind tighter than >>, which binds tighter than |)
     def __rshift__(self, other: Any) -> Any:
-        return hooks.compose["sequence"](self, other)
+        return composer("sequence")(self, other)
 
     def __rrshift__(self, other: Any) -> Any:
-        return hooks.compose["sequence"](other, self)
+        return composer("sequence")(other, self)
 
     def __or__(self, other: Any) -> Any:
-        return hooks.compose["parallel"](self, other)
+        return composer("parallel")(self, other)
 
     def __ror__(self, other: Any) -> Any:
-        return hooks.compose["parallel"](other, self)
+        return composer("parallel")(other, self)
 
     def __mul__(self, other: Any) -> Any:
-        return hooks.compose["loop"](self, other)
+        return composer("loop")(self, other)
 
     def __rmul__(self, other: Any) -> Any:
-        return hooks.compose["loop"](self, other)
+        return composer("loop")(self, other)
 
     def __floordiv__(self, other: Any) -> Any:
-        return hooks.compose["fallback"](self, other)
+        return composer("fallback")(self, other)
 
     # -- visibility controls ---------------------------------------------------------------
     def show(self) -> Self:
@@ -174,12 +196,19 @@ class BuilderBase:
 
     def timeout(self, seconds: float) -> Any:
         """This step under a deadline: cancelled after `seconds`, with an error event saying so."""
-        return hooks.compose["timeout"](self, seconds)
+        return composer("timeout")(self, seconds)
 
     # -- IR and execution facade ---------------------------------------------------------------
     def to_ir(self) -> Any:
-        """The frozen IR tree of this expression."""
-        raise TypeError(f"{type(self).__name__} does not define to_ir()")
+        """The frozen IR tree of this expression (computed once per builder value)."""
+        ir = self.__dict__.get("_ir")
+        if ir is None:
+            ir = self._build_ir()
+            self.__dict__["_ir"] = ir
+        return ir
+
+    def _build_ir(self) -> Any:
+        raise TypeError(f"{type(self).__name__} does not define _build_ir()")
 
     def build(self, *, backend: Any = None) -> Any:
         """Compile to the native ADK root agent (`backend=mock_backend(...)` installs scripted models)."""

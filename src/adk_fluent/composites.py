@@ -20,7 +20,7 @@ from adk_fluent_generated.builder_bases import (
 )
 from adk_fluent_generated.ir_nodes import LoopAgentNode, ParallelAgentNode, SequentialAgentNode
 
-from .builder_core import BuilderBase, hooks, is_valid_name
+from .builder_core import BuilderBase, composer, hooks, is_valid_name
 from .errors import BuildError, EmptyCompositeError
 from .ir import FallbackNode, UntilNode
 
@@ -38,11 +38,9 @@ def _auto_name(prefix: str, steps: tuple[BuilderBase, ...]) -> str:
 def _as_step(value: Any, operator: str) -> BuilderBase:
     if isinstance(value, BuilderBase):
         return value
-    adapt = hooks.compose.get("adapt")
-    if adapt is not None:
-        adapted = adapt(value)
-        if adapted is not None:
-            return adapted
+    adapted = composer("adapt")(value)
+    if adapted is not None:
+        return adapted
     raise BuildError(
         f"cannot use {type(value).__name__} {value!r} with `{operator}`",
         hint="compose Agent, Pipeline, FanOut, Loop or other adk-fluent builders.",
@@ -62,9 +60,20 @@ class _Composite(BuilderBase):
                 agent=name,
                 hint=f"pass agents: {type(self).__name__}(Agent('a'), Agent('b')).",
             )
-        super().__init__(name if name is not None else _auto_name(self._PREFIX, children))
+        if name is not None:
+            super().__init__(name)
+        else:  # the auto name is computed on first use: `a >> b >> ...` chains stay linear
+            self._fields = {}
+            self._meta = {}
         self._steps = children
         self._named = name is not None
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr == "_name":
+            name = _auto_name(self._PREFIX, self._steps)
+            self.__dict__["_name"] = name
+            return name
+        return super().__getattr__(attr)
 
     @property
     def steps(self) -> tuple[BuilderBase, ...]:
@@ -93,7 +102,7 @@ class Pipeline(_Composite, SequentialAgentSetters):
     _KIND = "pipeline"
     _PREFIX = "pipeline"
 
-    def to_ir(self) -> SequentialAgentNode:
+    def _build_ir(self) -> SequentialAgentNode:
         return SequentialAgentNode(
             name=self._name,
             **self._fields,
@@ -109,7 +118,7 @@ class FanOut(_Composite, ParallelAgentSetters):
     _KIND = "fanout"
     _PREFIX = "fanout"
 
-    def to_ir(self) -> ParallelAgentNode:
+    def _build_ir(self) -> ParallelAgentNode:
         return ParallelAgentNode(
             name=self._name,
             **self._fields,
@@ -165,7 +174,7 @@ class Loop(_Composite, LoopAgentSetters):
                 )
             self._fields = {"max_iterations": max_iterations}
 
-    def to_ir(self) -> LoopAgentNode:
+    def _build_ir(self) -> LoopAgentNode:
         children = self._child_irs()
         if self._until is not None:
             check = UntilNode(name=f"{self._name}__until", predicate=self._until.predicate)
@@ -189,7 +198,7 @@ class Fallback(_Composite):
     _KIND = "fallback"
     _PREFIX = "fallback"
 
-    def to_ir(self) -> FallbackNode:
+    def _build_ir(self) -> FallbackNode:
         return FallbackNode(
             name=self._name, children=self._child_irs(), visibility=self._meta.get("visibility")
         )

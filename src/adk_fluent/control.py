@@ -45,7 +45,7 @@ class MapOver(BuilderBase):
             )
         self._concurrency = concurrency
 
-    def to_ir(self) -> MapOverNode:
+    def _build_ir(self) -> MapOverNode:
         body = self._body.to_ir()
         return MapOverNode(
             name=self._name,
@@ -105,7 +105,7 @@ class Gate(BuilderBase):
         super().__init__(name)
         self._predicate, self._message = predicate, message
 
-    def to_ir(self) -> GateNode:
+    def _build_ir(self) -> GateNode:
         return GateNode(
             name=self._name,
             predicate=self._predicate,
@@ -148,7 +148,7 @@ class Tap(BuilderBase):
         super().__init__(name or ("tap" if fn_name == "<lambda>" else _slug("tap", fn_name)))
         self._fn = fn
 
-    def to_ir(self) -> TapNode:
+    def _build_ir(self) -> TapNode:
         return TapNode(name=self._name, fn=self._fn)
 
 
@@ -171,7 +171,7 @@ class Timeout(BuilderBase):
         super().__init__(name or _slug("timeout", step.name))
         self._body, self._seconds = step, float(seconds)
 
-    def to_ir(self) -> TimeoutNode:
+    def _build_ir(self) -> TimeoutNode:
         return TimeoutNode(
             name=self._name,
             seconds=self._seconds,
@@ -199,7 +199,7 @@ class Race(BuilderBase):
         super().__init__(name or _slug("race", *(s.name for s in steps))[:48])
         self._steps = steps
 
-    def to_ir(self) -> RaceNode:
+    def _build_ir(self) -> RaceNode:
         return RaceNode(
             name=self._name,
             children=tuple(s.to_ir() for s in self._steps),

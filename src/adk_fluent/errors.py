@@ -69,3 +69,33 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     if not matches:
         return None
     return "did you mean " + " or ".join(f"'{m}'" for m in matches) + "?"
+
+
+class ContractError(AdkFluentError):
+    """A contract check that must pass did not: `.strict()` builds, `check_contracts(strict=True)`.
+
+    `report` is the full ContractReport; the message lists the issues that caused the refusal.
+    """
+
+    def __init__(self, message: str, report: object) -> None:
+        self.report = report
+        super().__init__(message)
+
+
+class SchemaCompositionError(AdkFluentError, TypeError):
+    """A StateSchema whose fields collide (same name, different type or scope) or are reserved."""
+
+
+class StateKeyError(AdkFluentError, KeyError):
+    """A typed state read found the key missing (and the field has no default)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class StateTypeError(AdkFluentError, TypeError):
+    """A typed state read or write whose value does not fit the field's declared type."""
+
+
+class StateFieldError(AdkFluentError, AttributeError):
+    """A bound StateSchema was asked for a field it does not declare (usually a typo)."""

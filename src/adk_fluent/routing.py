@@ -82,7 +82,7 @@ class Route(BuilderBase):
         """The branch for every value no rule matched, and for a missing key."""
         return self._copy(_otherwise=_as_step(branch, f"Route('{self._key}').otherwise"))
 
-    def to_ir(self) -> RouteNode:
+    def _build_ir(self) -> RouteNode:
         if not self._rules and self._otherwise is None:
             from .errors import EmptyCompositeError
 

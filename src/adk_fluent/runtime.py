@@ -5,13 +5,10 @@ Importing this module registers the engine with the builders (see builder_core.h
 
 from __future__ import annotations
 
-import asyncio
-import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from .backend import build_app, compile_tree
 from .builder_core import BuilderBase, hooks
 from .config import ExecutionConfig
 from .errors import BuildError
@@ -19,6 +16,7 @@ from .events import AgentEvent, final_text
 from .visibility import client_filters, should_hide
 
 DEFAULT_USER = "user"
+_CACHED_RUNNERS = 8  # per builder value: compiled App + Runner + session service
 
 
 def session_service_for(store: Any) -> Any:
@@ -63,11 +61,15 @@ class Engine:
     """What the builders' execution methods call."""
 
     def build(self, builder: BuilderBase, backend: Any = None) -> Any:
+        from .backend import compile_tree
+
         return compile_tree(_checked(builder, backend), _model_for(backend))
 
     def to_app(
         self, builder: BuilderBase, config: ExecutionConfig | None = None, backend: Any = None
     ) -> Any:
+        from .backend import build_app
+
         return build_app(
             _checked(builder, backend),
             config,
@@ -107,14 +109,18 @@ class Engine:
         backend: Any,
         services: dict[str, Any],
     ) -> _Bound:
-        cache: dict[Any, _Bound] = builder.__dict__.setdefault("_cache", {})
+        # Keyed by the identity of the objects passed in; each entry holds those objects, so an
+        # id can never be reused by a new object while its entry exists. A few entries suffice.
+        cache: dict[Any, tuple[_Bound, tuple[Any, ...]]] = builder.__dict__.setdefault("_cache", {})
+        held = (config, session_store, backend, *services.values())
         key = (
             id(config),
             _store_key(session_store),
             id(backend),
             tuple(sorted((k, id(v)) for k, v in services.items())),
         )
-        bound = cache.get(key)
+        entry = cache.get(key)
+        bound = entry[0] if entry is not None else None
         if bound is None:
             config = config or ExecutionConfig()
             service = services.pop("session_service", None) or session_service_for(session_store)
@@ -122,7 +128,9 @@ class Engine:
                 builder, config, session_service=service, backend=backend, **services
             )
             bound = _Bound(runner.app, runner, service, config)
-            cache[key] = bound
+            if len(cache) >= _CACHED_RUNNERS:
+                cache.pop(next(iter(cache)))
+            cache[key] = (bound, held)
         return bound
 
     async def _ensure_session(self, bound: _Bound, user_id: str, session_id: str) -> None:
@@ -151,7 +159,7 @@ class Engine:
         from google.adk.agents.run_config import RunConfig, StreamingMode
 
         bound = self._bound(builder, config, session_store, backend, services)
-        session_id = session_id or f"session_{uuid.uuid4().hex[:12]}"
+        session_id = session_id or _new_session_id()
         await self._ensure_session(bound, user_id, session_id)
         if run_config is None:
             options: dict[str, Any] = {
@@ -182,6 +190,8 @@ class Engine:
         return final_text(await self.run(builder, prompt, **options))
 
     def ask_sync(self, builder: BuilderBase, prompt: str, **options: Any) -> str:
+        import asyncio
+
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -270,6 +280,12 @@ def _for_client(event: Any, mode: str) -> Any:
     ):
         return None
     return event.model_copy(update={"content": None})
+
+
+def _new_session_id() -> str:
+    import uuid
+
+    return f"session_{uuid.uuid4().hex[:12]}"
 
 
 def _store_key(store: Any) -> Any:

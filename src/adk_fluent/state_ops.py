@@ -7,14 +7,13 @@ exactly the keys it names.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import AdkFluentError
 
 SCOPES = ("app:", "user:", "temp:")
-logger = logging.getLogger("adk_fluent.state")
+LOGGER_NAME = "adk_fluent.state"
 
 
 class StateStepError(AdkFluentError, RuntimeError):
@@ -95,7 +94,9 @@ def _guard(state, args, user_text, step, events=()):
 def _log(state, args, user_text, step, events=()):
     keys, level = args
     shown = {k: state.get(k) for k in keys} if keys else dict(state)
-    logger.log(level, "%s: %r", step, shown)
+    import logging
+
+    logging.getLogger(LOGGER_NAME).log(level, "%s: %r", step, shown)
     return {}
 
 

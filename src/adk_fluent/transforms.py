@@ -9,7 +9,6 @@ keys it names.
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Callable
 from typing import Any
@@ -53,7 +52,7 @@ class StateStep(BuilderBase):
             )
         return self._copy(_name=name)
 
-    def to_ir(self) -> TransformNode:
+    def _build_ir(self) -> TransformNode:
         return TransformNode(
             name=self._name,
             op=self._op,
@@ -177,7 +176,7 @@ class S:
         return StateStep("guard", "guard", (predicate, message), frozenset(), frozenset())
 
     @staticmethod
-    def log(*keys: str, level: int = logging.INFO) -> StateStep:
+    def log(*keys: str, level: int = 20) -> StateStep:  # 20 is logging.INFO
         """Log these keys (or the whole state) to the 'adk_fluent.state' logger."""
         _keys(keys, "S.log()")
         return StateStep(_slug("log", *keys), "log", (keys, level), frozenset(keys), frozenset())
