@@ -7,9 +7,12 @@ STAMP := $(VENV)/.installed
 
 .PHONY: setup demo regen check gate test test-fast lint typecheck bench clean
 
+# uv (from PyPI) installs in seconds; plain pip is the fallback if uv cannot be had.
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check uv \
+		&& $(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[dev]' \
+		|| $(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
 setup: $(STAMP)  ## Create .venv and install adk-fluent with its dev tools.
