@@ -47,6 +47,9 @@ def fresh_db_service(url: str):
 async def _close_db_services():
     """Dispose the engines tests opened, so no connection outlives its event loop."""
     yield
+    from adk_fluent.runtime import close_session_stores
+
+    await close_session_stores()
     while _DB_SERVICES:
         engine = getattr(_DB_SERVICES.pop(), "db_engine", None)
         if engine is not None:

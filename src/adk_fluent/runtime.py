@@ -19,6 +19,18 @@ DEFAULT_USER = "user"
 _CACHED_RUNNERS = 8  # per builder value: compiled App + Runner + session service
 
 
+_opened_stores: list[Any] = []  # database session services created from a URL by adk-fluent
+
+
+async def close_session_stores() -> None:
+    """Close the database connections of session stores adk-fluent opened from URLs
+    (`session_store="sqlite:///..."`): call it when your app shuts down."""
+    while _opened_stores:
+        engine = getattr(_opened_stores.pop(), "db_engine", None)
+        if engine is not None:
+            await engine.dispose()
+
+
 def session_service_for(store: Any) -> Any:
     """A session service from a store spec: None/'memory', 'sqlite:///file.db', any DB URL, or a service."""
     if store is None or store == "memory":
@@ -37,7 +49,9 @@ def session_service_for(store: Any) -> Any:
                 field="session_store",
                 hint="install the database extra: pip install 'adk-fluent[db]'.",
             ) from None
-        return DatabaseSessionService(db_url=url)
+        service = DatabaseSessionService(db_url=url)
+        _opened_stores.append(service)
+        return service
     if hasattr(store, "append_event") and hasattr(store, "get_session"):
         return store
     raise BuildError(
