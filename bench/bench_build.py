@@ -131,6 +131,22 @@ SHAPES: dict[str, tuple[Callable[[], Any], Callable[[], Any]]] = {
 }
 
 
+def forget_ir(builder: Any) -> Any:
+    """Drop the IR cached on every builder in the expression, so to_ir() does its full work
+    (builders cache their IR: a value's IR is computed once)."""
+    from adk_fluent.builder_core import BuilderBase
+
+    stack = [builder]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, BuilderBase):
+            item.__dict__.pop("_ir", None)
+            stack.extend(item.__dict__.values())
+        elif isinstance(item, tuple | list):
+            stack.extend(item)
+    return builder
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=60, help="repetitions per measurement")
@@ -152,19 +168,22 @@ def main(argv: list[str] | None = None) -> None:
         samples = interleave(
             {
                 "hand": make_hand,
-                "ir": builder.to_ir,
+                "ir": lambda builder=builder: forget_ir(builder).to_ir(),
                 "compile": lambda ir=ir: compile_tree(ir),
-                "build": builder.build,
+                "build": lambda builder=builder: forget_ir(builder).build(),
                 "scratch": lambda make_fluent=make_fluent: make_fluent().build(),
                 "builders": make_fluent,
             },
             repeat=args.repeat,
         )
         rows += [
-            budget_row(f"{shape}: to_ir()", samples["ir"], 0.050),
+            budget_row(f"{shape}: to_ir() (uncached)", samples["ir"], 0.050),
             budget_row(f"{shape}: compile IR -> ADK", samples["compile"], 0.200, samples["hand"]),
             ratio_row(
-                f"{shape}: .build() (to_ir + compile)", samples["build"], samples["hand"], 1.3
+                f"{shape}: .build() (uncached to_ir + compile)",
+                samples["build"],
+                samples["hand"],
+                1.3,
             ),
             ratio_row(f"{shape}: builders + .build()", samples["scratch"], samples["hand"], 1.3),
             info_row(f"{shape}: builders only", samples["builders"], None),
