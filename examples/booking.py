@@ -30,4 +30,6 @@ booker = (
     .tool(book)
     .outputs("confirmation")
 )
-pipeline = classifier >> booker
+# filtered: the client gets the booker's answer, not the classifier's label (which stays in the
+# session's history and in state["intent"]).
+pipeline = (classifier >> booker).filtered()

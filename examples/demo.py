@@ -47,6 +47,8 @@ def describe(event: AgentEvent, mark_final: bool = True) -> str:
         said.append(f"state {delta}")
     if event.is_final and mark_final:
         said.append("[final]")
+    if event.visibility != "user":
+        said.append(f"({event.visibility})")
     return f"  {event.author:<10}  " + "  ".join(said)
 
 
@@ -60,7 +62,7 @@ async def main() -> int:
     print(f"Prompt: {PROMPT!r}")
     print(f"Model: {MODEL} (live)" if live else "Model: scripted (offline)")
 
-    section("1. Event stream: what the client receives")
+    section("1. Event stream: what the client receives (internal text is filtered out)")
     try:
         async for event in pipeline.stream(PROMPT, session_id="demo", backend=backend):
             print(describe(event))
@@ -72,7 +74,7 @@ async def main() -> int:
         return 1
 
     session = await pipeline.session("demo", backend=backend)
-    section("2. Session history: every event in the session store")
+    section("2. Session history: every event in the session store, nothing lost")
     for stored in session.events:
         print(describe(AgentEvent.from_adk(stored), mark_final=False))
 
