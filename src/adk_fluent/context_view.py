@@ -21,19 +21,12 @@ from typing import Any
 from google.genai import types
 
 from .context import ContextSpec
-from .errors import AdkFluentError
+from .errors import ContextKeyError
 from .templates import TEMPLATE_VAR
 
 _FRAMEWORK_CALLS = frozenset(
     {"adk_request_confirmation", "adk_request_credential", "adk_request_input"}
 )
-
-
-class ContextKeyError(AdkFluentError, KeyError):
-    """A context template needs a state key that is not set."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 def _belongs_to_branch(current: str | None, event: Any) -> bool:

@@ -55,6 +55,21 @@ class EmptyCompositeError(BuildError):
     """A Pipeline, FanOut, Loop or Fallback with nothing inside."""
 
 
+class StateStepError(AdkFluentError, RuntimeError):
+    """A state step could not do what it was asked (missing key, failed guard, bad return)."""
+
+
+class StateWriteError(AdkFluentError, TypeError):
+    """Something read-only (a tap) tried to change state."""
+
+
+class ContextKeyError(AdkFluentError, KeyError):
+    """A context template needs a state key that is not set."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 class ScriptError(AdkFluentError, AssertionError):
     """A scripted model was called more often than scripted, or left steps unconsumed."""
 

@@ -10,18 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .errors import AdkFluentError
+from .errors import StateStepError, StateWriteError
 
 SCOPES = ("app:", "user:", "temp:")
 LOGGER_NAME = "adk_fluent.state"
-
-
-class StateStepError(AdkFluentError, RuntimeError):
-    """A state step could not do what it was asked (missing key, failed guard, bad return)."""
-
-
-class StateWriteError(AdkFluentError, TypeError):
-    """Something read-only (a tap) tried to change state."""
 
 
 def is_session_key(key: str) -> bool:
