@@ -32,16 +32,49 @@ def session_events(count: int):
     turn = 0
     while len(events) < count:
         inv = f"inv{turn}"
-        events.append(Event(author="user", invocation_id=inv,
-                            content=types.Content(role="user", parts=[types.Part(text=f"question {turn}")])))
-        call = types.Part(function_call=types.FunctionCall(name="lookup", args={"q": turn}, id=f"c{turn}"))
-        events.append(Event(author="researcher", invocation_id=inv, content=types.Content(role="model", parts=[call])))
-        response = types.Part(function_response=types.FunctionResponse(name="lookup", response={"r": turn}, id=f"c{turn}"))
-        events.append(Event(author="researcher", invocation_id=inv, content=types.Content(role="user", parts=[response])))
-        events.append(Event(author="researcher", invocation_id=inv,
-                            content=types.Content(role="model", parts=[types.Part(text=f"facts {turn}")])))
-        events.append(Event(author="writer", invocation_id=inv,
-                            content=types.Content(role="model", parts=[types.Part(text=f"answer {turn}")])))
+        events.append(
+            Event(
+                author="user",
+                invocation_id=inv,
+                content=types.Content(role="user", parts=[types.Part(text=f"question {turn}")]),
+            )
+        )
+        call = types.Part(
+            function_call=types.FunctionCall(name="lookup", args={"q": turn}, id=f"c{turn}")
+        )
+        events.append(
+            Event(
+                author="researcher",
+                invocation_id=inv,
+                content=types.Content(role="model", parts=[call]),
+            )
+        )
+        response = types.Part(
+            function_response=types.FunctionResponse(
+                name="lookup", response={"r": turn}, id=f"c{turn}"
+            )
+        )
+        events.append(
+            Event(
+                author="researcher",
+                invocation_id=inv,
+                content=types.Content(role="user", parts=[response]),
+            )
+        )
+        events.append(
+            Event(
+                author="researcher",
+                invocation_id=inv,
+                content=types.Content(role="model", parts=[types.Part(text=f"facts {turn}")]),
+            )
+        )
+        events.append(
+            Event(
+                author="writer",
+                invocation_id=inv,
+                content=types.Content(role="model", parts=[types.Part(text=f"answer {turn}")]),
+            )
+        )
         turn += 1
     return events[:count], f"inv{turn - 1}"
 
@@ -56,7 +89,10 @@ def main() -> None:
     state = {"draft": "d", "intent": "booking"}
     major = int(version.split(".")[0])
     module = importlib.import_module(
-        "google.adk.flows.llm_flows.context._contents" if major >= 2 else "google.adk.flows.llm_flows.contents")
+        "google.adk.flows.llm_flows.context._contents"
+        if major >= 2
+        else "google.adk.flows.llm_flows.contents"
+    )
 
     def adk_default():
         module._get_contents(None, events, "writer")
@@ -64,23 +100,41 @@ def main() -> None:
     specs = {
         "C.user_only()": C.user_only(),
         "C.from_agents('researcher')": C.from_agents("researcher"),
-        "C.last_n_turns(3) + C.from_state(...)": C.last_n_turns(3) + C.from_state("draft", "intent"),
+        "C.last_n_turns(3) + C.from_state(...)": C.last_n_turns(3)
+        + C.from_state("draft", "intent"),
     }
     adk = _median(adk_default)
     print(f"context benchmarks, google-adk {version}, 200-event session")
     print(f"{'measurement':44} {'ms':>8} {'vs ADK default':>15} {'budget':>8}  verdict")
     print(f"{'ADK default assembly (_get_contents)':44} {adk * 1e3:>8.3f} {1.0:>15.2f}")
     for label, spec in specs.items():
-        took = _median(lambda spec=spec: build_view(spec, events=events, state=state, agent="writer",
-                                                     invocation_id=invocation, branch=None))
+        took = _median(
+            lambda spec=spec: build_view(
+                spec,
+                events=events,
+                state=state,
+                agent="writer",
+                invocation_id=invocation,
+                branch=None,
+            )
+        )
         verdict = "PASS" if took < 5e-3 else "MISS"
         print(f"{label:44} {took * 1e3:>8.3f} {took / adk:>15.2f} {'5 ms':>8}  {verdict}")
-    capture = _median(lambda: OPS["capture"](state, ("q",), "hello", "capture_q", events), number=2000)
-    turns = _median(lambda: OPS["capture_turns"](state, ("recent", 5), None, "capture_turns", events), number=200)
-    print(f"{'capture step (S.capture / C.capture)':44} {capture * 1e3:>8.4f} {'':>15} {'1 ms':>8}  "
-          f"{'PASS' if capture < 1e-3 else 'MISS'}")
-    print(f"{'C.capture_turns(key, 5)':44} {turns * 1e3:>8.4f} {'':>15} {'1 ms':>8}  "
-          f"{'PASS' if turns < 1e-3 else 'MISS'}")
+    capture = _median(
+        lambda: OPS["capture"](state, ("q",), "hello", "capture_q", events), number=2000
+    )
+    turns = _median(
+        lambda: OPS["capture_turns"](state, ("recent", 5), None, "capture_turns", events),
+        number=200,
+    )
+    print(
+        f"{'capture step (S.capture / C.capture)':44} {capture * 1e3:>8.4f} {'':>15} {'1 ms':>8}  "
+        f"{'PASS' if capture < 1e-3 else 'MISS'}"
+    )
+    print(
+        f"{'C.capture_turns(key, 5)':44} {turns * 1e3:>8.4f} {'':>15} {'1 ms':>8}  "
+        f"{'PASS' if turns < 1e-3 else 'MISS'}"
+    )
 
 
 if __name__ == "__main__":

@@ -54,8 +54,11 @@ def main() -> None:
     infer = _median_seconds(lambda: infer_visibility_table(ir), repeat=15, number=20)
 
     plugin = VisibilityPlugin(infer_visibility_table(ir), mode="filtered")
-    event = Event(author="a3", invocation_id="inv",
-                  content=types.Content(role="model", parts=[types.Part(text="booking")]))
+    event = Event(
+        author="a3",
+        invocation_id="inv",
+        content=types.Content(role="model", parts=[types.Part(text="booking")]),
+    )
     loop = asyncio.new_event_loop()
 
     def annotate() -> None:
@@ -81,8 +84,11 @@ def main() -> None:
         service = InMemorySessionService()
         runner = Runner(app=app, session_service=service)
         await service.create_session(app_name=app.name, user_id="u", session_id="s")
-        async for _ in runner.run_async(user_id="u", session_id="s",
-                                        new_message=types.Content(role="user", parts=[types.Part(text="x")])):
+        async for _ in runner.run_async(
+            user_id="u",
+            session_id="s",
+            new_message=types.Content(role="user", parts=[types.Part(text="x")]),
+        ):
             pass
 
     with warnings.catch_warnings():
@@ -103,8 +109,12 @@ def main() -> None:
 
     print(f"visibility benchmarks, google-adk {version}")
     print(f"{'measurement':48} {'value':>12} {'budget':>10}  verdict")
-    print(f"{f'infer_visibility on {nodes} nodes':48} {infer * 1e3:>9.3f} ms {'1 ms':>10}  {'PASS' if infer < 1e-3 else 'MISS'}")
-    print(f"{'plugin annotation per event':48} {per_event * 1e3:>9.4f} ms {'0.1 ms':>10}  {'PASS' if per_event < 1e-4 else 'MISS'}")
+    print(
+        f"{f'infer_visibility on {nodes} nodes':48} {infer * 1e3:>9.3f} ms {'1 ms':>10}  {'PASS' if infer < 1e-3 else 'MISS'}"
+    )
+    print(
+        f"{'plugin annotation per event':48} {per_event * 1e3:>9.4f} ms {'0.1 ms':>10}  {'PASS' if per_event < 1e-4 else 'MISS'}"
+    )
     print(f"{'3-agent run, with plugin':48} {with_run * 1e3:>9.3f} ms")
     print(f"{'3-agent run, same App without plugin':48} {without_run * 1e3:>9.3f} ms")
     print(f"{'ratio with / without':48} {with_run / without_run:>12.3f}")

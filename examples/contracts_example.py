@@ -21,8 +21,9 @@ class SupportState(StateSchema):
     intent: str
     ticket_id: str
     articles: list
-    summaries: list
     article: str
+    summary: str
+    summaries: list
     answer: str
     user_tier: Annotated[str, UserScoped]
 
@@ -30,7 +31,7 @@ class SupportState(StateSchema):
 def open_ticket(summary: str, tool_context) -> dict:  # noqa: ANN001 - ADK passes its ToolContext
     """Open a support ticket; records its id in state through the typed schema."""
     state = SupportState.bind(tool_context)
-    state.ticket_id = f"T-{abs(hash(summary)) % 10_000:04d}"
+    state.ticket_id = f"T-{sum(map(ord, summary)) % 10_000:04d}"
     return {"ticket": state.ticket_id}
 
 
@@ -41,10 +42,13 @@ classifier = (
 )
 ticketer = (
     Agent("ticketer")
-    .instruct("Open a ticket for this {intent} question: {question}")
+    .instruct("Open a ticket for this {intent} question with the open_ticket tool.")
     .tool(open_ticket)
     .writes(SupportState.ticket_id)
     .context(C.user_only())
+)
+confirmer = Agent("confirmer").instruct(
+    "Tell the user (a {user:user_tier?} customer) that ticket {ticket_id} is open."
 )
 summariser = (
     Agent("summariser")
@@ -63,8 +67,7 @@ pipeline = (
     S.capture("question")
     >> classifier
     >> Route("intent")
-    .eq("billing", ticketer)
-    .eq("bug", ticketer.clone("bug_ticketer"))
+    .eq("billing", ticketer >> confirmer)
     .otherwise(
         S.set(articles=["Resetting a password", "Changing your plan"])
         >> map_over("articles", summariser, item_key="article", output_key="summaries")
@@ -72,15 +75,15 @@ pipeline = (
     )
 )
 
-# The same shape with four mistakes the checker reports before any model call.
+# The same shape with three mistakes the checker reports before any model call.
 broken = (
     S.capture("question")
     >> classifier
     >> Route("intnet")  # misspelt key
-    .eq("billing", ticketer)
+    .eq("billing", ticketer >> confirmer)
     .otherwise(
         map_over("articles", summariser, item_key="article", output_key="summaries")  # no list
-        >> Agent("answerer").instruct("Answer using {summary} and {ticket_id}.")  # wrong keys
+        >> answerer.instruct("Answer using {summaries} and {ticket_id}.")  # not on this branch
     )
 )
 

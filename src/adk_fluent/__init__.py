@@ -12,6 +12,7 @@ from .agent import Agent
 from .composites import Fallback, FanOut, Loop, Pipeline, Until, until
 from .config import CompactionConfig, ExecutionConfig
 from .context import C, ContextSpec
+from .contracts import ContractReport, Issue, check_all, check_contracts, register_check
 from .control import (
     Gate,
     MapOver,
@@ -29,14 +30,27 @@ from .errors import (
     AdkFluentError,
     AdkFluentWarning,
     BuildError,
+    ContractError,
     DuplicateNameError,
     EmptyCompositeError,
     FieldNotInstalledError,
+    SchemaCompositionError,
+    StateFieldError,
+    StateKeyError,
+    StateTypeError,
     UnknownSetterError,
 )
 from .events import AgentEvent, final_text
 from .routing import Route
 from .state_ops import ReadOnlyState, StateStepError, StateWriteError
+from .state_schema import (
+    AppScoped,
+    SessionScoped,
+    StateFieldRef,
+    StateSchema,
+    Temp,
+    UserScoped,
+)
 from .transforms import S, StateStep
 
 __all__ = [
@@ -44,10 +58,13 @@ __all__ = [
     "AdkFluentWarning",
     "Agent",
     "AgentEvent",
+    "AppScoped",
     "BuildError",
     "C",
     "ContextSpec",
     "CompactionConfig",
+    "ContractError",
+    "ContractReport",
     "DuplicateNameError",
     "EmptyCompositeError",
     "ExecutionConfig",
@@ -55,6 +72,7 @@ __all__ = [
     "Fallback",
     "FieldNotInstalledError",
     "Gate",
+    "Issue",
     "Loop",
     "MapOver",
     "Pipeline",
@@ -62,18 +80,30 @@ __all__ = [
     "ReadOnlyState",
     "Route",
     "S",
+    "SchemaCompositionError",
+    "SessionScoped",
+    "StateFieldError",
+    "StateFieldRef",
+    "StateKeyError",
+    "StateSchema",
     "StateStep",
     "StateStepError",
+    "StateTypeError",
     "StateWriteError",
     "Tap",
+    "Temp",
     "Timeout",
     "UnknownSetterError",
     "Until",
+    "UserScoped",
+    "check_all",
+    "check_contracts",
     "final_text",
     "gate",
     "loop_until",
     "map_over",
     "race",
+    "register_check",
     "tap",
     "timeout",
     "until",

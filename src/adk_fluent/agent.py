@@ -109,6 +109,22 @@ class Agent(BuilderBase, LlmAgentSetters):
         """Declare the pydantic model this agent reads from state (its fields become read keys)."""
         return self._with_meta("consumes", model)
 
+    def reads(self, *fields: Any) -> Self:
+        """Declare state keys this agent's tools or callbacks read: `.reads(Billing.intent)` or
+        `.reads("intent")` (checked by check_contracts; no effect at run time)."""
+        from .state_schema import declare
+
+        declared = declare(self._meta.get("consumes"), fields, agent=self._name, what="reads")
+        return self._with_meta("consumes", declared)
+
+    def writes(self, *fields: Any) -> Self:
+        """Declare state keys this agent's tools or callbacks write: `.writes(Billing.ticket_id)`
+        or `.writes("ticket_id")` (checked by check_contracts; no effect at run time)."""
+        from .state_schema import declare
+
+        declared = declare(self._meta.get("produces"), fields, agent=self._name, what="writes")
+        return self._with_meta("produces", declared)
+
     def clone(self, new_name: str) -> Self:
         """The same agent under another name (so both can sit in one tree)."""
         other = type(self)(new_name)

@@ -194,6 +194,10 @@ class BuilderBase:
         """Every event reaches the client, annotated with its visibility (the default)."""
         return self._with_meta("visibility_mode", "annotated")
 
+    def strict(self, *, schema: Any = None, initial_keys: tuple[str, ...] = ()) -> Self:
+        """Refuse to build (build / to_app / run) while the contract check finds errors."""
+        return self._with_meta("strict", {"schema": schema, "initial_keys": tuple(initial_keys)})
+
     def timeout(self, seconds: float) -> Any:
         """This step under a deadline: cancelled after `seconds`, with an error event saying so."""
         return composer("timeout")(self, seconds)

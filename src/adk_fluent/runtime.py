@@ -85,7 +85,7 @@ class Engine:
         from .backend import build_app
 
         return build_app(
-            _checked(builder, backend),
+            _checked(builder, backend, config.visibility if config else None),
             config,
             _model_for(backend),
             visibility_mode=builder._meta.get("visibility_mode"),
@@ -310,10 +310,15 @@ def _model_for(backend: Any) -> Any:
     return None if backend is None else backend.model_for
 
 
-def _checked(builder: BuilderBase, backend: Any) -> Any:
+def _checked(builder: BuilderBase, backend: Any, visibility: str | None = None) -> Any:
     ir = builder.to_ir()
     if backend is not None and hasattr(backend, "check_tree"):
         backend.check_tree(ir)
+    strict = builder._meta.get("strict")
+    if strict:  # `.strict()`: contract errors refuse the build (the checker loads only then)
+        from .contracts import enforce_strict
+
+        enforce_strict(ir, strict, visibility or builder._meta.get("visibility_mode"))
     return ir
 
 

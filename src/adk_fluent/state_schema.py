@@ -479,4 +479,3 @@ def declare(existing: Any, items: Iterable[Any], *, agent: str, what: str) -> De
     model, refs = unwrap_declared(existing)
     added = tuple(r for r in _as_refs(items, agent, what) if r not in refs)
     return DeclaredState(refs=(*refs, *added), model=model)
-

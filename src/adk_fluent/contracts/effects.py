@@ -45,16 +45,20 @@ class Write:
 
 def is_set(value: Any) -> bool:
     """Whether a generated node field holds a value (not UNSET, None or empty)."""
-    return value is not None and value is not UNSET and not (
-        isinstance(value, tuple | list) and not value
+    return (
+        value is not None
+        and value is not UNSET
+        and not (isinstance(value, tuple | list) and not value)
     )
 
 
 def model_name(model: Any) -> str:
+    """A pydantic model's class name (for messages)."""
     return getattr(model, "__name__", type(model).__name__)
 
 
 def model_fields(model: Any) -> dict[str, Any]:
+    """A pydantic model's fields by name; {} for anything else."""
     fields = getattr(model, "model_fields", None)
     return dict(fields) if isinstance(fields, dict) else {}
 
@@ -241,9 +245,7 @@ def _guard(node: TransformNode, args: tuple[Any, ...]) -> StepEffects:
 
 def _log(node: TransformNode, args: tuple[Any, ...]) -> StepEffects:
     keys = args[0]
-    return StepEffects(
-        reads=tuple(Read(k, "S.log", False) for k in keys), opaque_read=not keys
-    )
+    return StepEffects(reads=tuple(Read(k, "S.log", False) for k in keys), opaque_read=not keys)
 
 
 def _capture(node: TransformNode, args: tuple[Any, ...]) -> StepEffects:

@@ -45,9 +45,7 @@ def compatible(provided: Any, expected: Any) -> bool:
     """False only when a value of type `provided` can certainly not satisfy `expected`."""
     if not is_known(provided) or not is_known(expected):
         return True
-    return all(
-        any(_member_fits(p, e) for e in _members(expected)) for p in _members(provided)
-    )
+    return all(any(_member_fits(p, e) for e in _members(expected)) for p in _members(provided))
 
 
 def _member_fits(provided: Any, expected: Any) -> bool:
