@@ -4,54 +4,70 @@
     pipeline = Agent("classifier").instruct("Classify.").outputs("intent") >> Agent("booker")
     app = pipeline.to_app()    # a native google.adk App
 
-Importing adk_fluent is cheap: google-adk itself is imported when something is built or run.
+Importing adk_fluent is cheap: each name is loaded on first use (PEP 562), and google-adk
+itself only when something is built or run.
 """
 
-from . import runtime as _runtime  # noqa: F401  (registers the engine with the builders)
-from .agent import Agent
-from .composites import Fallback, FanOut, Loop, Pipeline, Until, until
-from .config import CompactionConfig, ExecutionConfig
-from .context import C, ContextSpec
-from .contracts import ContractReport, Issue, check_all, check_contracts, register_check
-from .control import (
-    Gate,
-    MapOver,
-    Race,
-    Tap,
-    Timeout,
-    gate,
-    loop_until,
-    map_over,
-    race,
-    tap,
-    timeout,
-)
-from .errors import (
-    AdkFluentError,
-    AdkFluentWarning,
-    BuildError,
-    ContractError,
-    DuplicateNameError,
-    EmptyCompositeError,
-    FieldNotInstalledError,
-    SchemaCompositionError,
-    StateFieldError,
-    StateKeyError,
-    StateTypeError,
-    UnknownSetterError,
-)
-from .events import AgentEvent, final_text
-from .routing import Route
-from .state_ops import ReadOnlyState, StateStepError, StateWriteError
-from .state_schema import (
-    AppScoped,
-    SessionScoped,
-    StateFieldRef,
-    StateSchema,
-    Temp,
-    UserScoped,
-)
-from .transforms import S, StateStep
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "Agent": "agent",
+    "Fallback": "composites",
+    "FanOut": "composites",
+    "Loop": "composites",
+    "Pipeline": "composites",
+    "Until": "composites",
+    "until": "composites",
+    "CompactionConfig": "config",
+    "ExecutionConfig": "config",
+    "C": "context",
+    "ContextSpec": "context",
+    "ContractReport": "contracts",
+    "Issue": "contracts",
+    "check_all": "contracts",
+    "check_contracts": "contracts",
+    "register_check": "contracts",
+    "Gate": "control",
+    "MapOver": "control",
+    "Race": "control",
+    "Tap": "control",
+    "Timeout": "control",
+    "gate": "control",
+    "loop_until": "control",
+    "map_over": "control",
+    "race": "control",
+    "tap": "control",
+    "timeout": "control",
+    "AdkFluentError": "errors",
+    "AdkFluentWarning": "errors",
+    "BuildError": "errors",
+    "ContractError": "errors",
+    "DuplicateNameError": "errors",
+    "EmptyCompositeError": "errors",
+    "FieldNotInstalledError": "errors",
+    "SchemaCompositionError": "errors",
+    "StateFieldError": "errors",
+    "StateKeyError": "errors",
+    "StateTypeError": "errors",
+    "UnknownSetterError": "errors",
+    "AgentEvent": "events",
+    "final_text": "events",
+    "Route": "routing",
+    "ReadOnlyState": "state_ops",
+    "StateStepError": "state_ops",
+    "StateWriteError": "state_ops",
+    "AppScoped": "state_schema",
+    "SessionScoped": "state_schema",
+    "StateFieldRef": "state_schema",
+    "StateSchema": "state_schema",
+    "Temp": "state_schema",
+    "UserScoped": "state_schema",
+    "S": "transforms",
+    "StateStep": "transforms",
+}
 
 __all__ = [
     "AdkFluentError",
@@ -61,15 +77,15 @@ __all__ = [
     "AppScoped",
     "BuildError",
     "C",
-    "ContextSpec",
     "CompactionConfig",
+    "ContextSpec",
     "ContractError",
     "ContractReport",
     "DuplicateNameError",
     "EmptyCompositeError",
     "ExecutionConfig",
-    "FanOut",
     "Fallback",
+    "FanOut",
     "FieldNotInstalledError",
     "Gate",
     "Issue",
@@ -109,3 +125,55 @@ __all__ = [
     "until",
 ]
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from .agent import Agent
+    from .composites import Fallback, FanOut, Loop, Pipeline, Until, until
+    from .config import CompactionConfig, ExecutionConfig
+    from .context import C, ContextSpec
+    from .contracts import ContractReport, Issue, check_all, check_contracts, register_check
+    from .control import (
+        Gate,
+        MapOver,
+        Race,
+        Tap,
+        Timeout,
+        gate,
+        loop_until,
+        map_over,
+        race,
+        tap,
+        timeout,
+    )
+    from .errors import (
+        AdkFluentError,
+        AdkFluentWarning,
+        BuildError,
+        ContractError,
+        DuplicateNameError,
+        EmptyCompositeError,
+        FieldNotInstalledError,
+        SchemaCompositionError,
+        StateFieldError,
+        StateKeyError,
+        StateTypeError,
+        UnknownSetterError,
+    )
+    from .events import AgentEvent, final_text
+    from .routing import Route
+    from .state_ops import ReadOnlyState, StateStepError, StateWriteError
+    from .state_schema import AppScoped, SessionScoped, StateFieldRef, StateSchema, Temp, UserScoped
+    from .transforms import S, StateStep
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'adk_fluent' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"adk_fluent.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

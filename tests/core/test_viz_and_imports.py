@@ -53,3 +53,16 @@ def test_mermaid_shapes_for_primitives():
     assert '{{"gate: Proceed?"}}' in text
     assert '(["timeout 3s"])' in text and "((race))" in text and '>"tap tap_print"]' in text
     assert "-. intent .->" in text and "-. q .->" in text
+
+
+def test_every_public_name_resolves_lazily():
+    import adk_fluent
+
+    assert sorted(adk_fluent.__all__) == sorted(adk_fluent._EXPORTS)
+    for name in adk_fluent.__all__:
+        assert getattr(adk_fluent, name) is not None
+    assert set(adk_fluent.__all__) <= set(dir(adk_fluent))
+    import pytest
+
+    with pytest.raises(AttributeError, match="has no attribute 'Agnet'"):
+        adk_fluent.Agnet  # noqa: B018
