@@ -13,7 +13,7 @@ from textwrap import shorten
 
 from booking import MODEL, pipeline  # examples/ is on sys.path when run as a script
 
-from adk_fluent import AgentEvent
+from adk_fluent import AgentEvent, check_contracts
 from adk_fluent.testing import call, mock_backend
 
 PROMPT = "I want to go to Paris next week."
@@ -82,10 +82,13 @@ async def main() -> int:
     for key, value in session.state.items():
         print(f"  {key} = {value!r}")
 
-    section("4. Diagram (mermaid)")
+    section("4. Diagnostics (check_contracts, before any model call)")
+    print("  " + check_contracts(pipeline).to_text().rstrip().replace("\n", "\n  "))
+
+    section("5. Diagram (mermaid)")
     print(pipeline.to_mermaid().rstrip())
 
-    section("5. With a real model")
+    section("6. With a real model")
     print((LIVE_NOTE if live else OFFLINE_NOTE).format(model=MODEL))
     return 0
 

@@ -48,7 +48,11 @@ def test_mermaid_shapes_for_primitives():
     )
     text = pipeline.to_mermaid()
     assert '[/"capture capture_q"/]' in text
-    assert '{"route intent"}' in text and "-- \"eq 'booking'\" -->" in text and '-- "otherwise" -->' in text
+    assert (
+        '{"route intent"}' in text
+        and "-- \"eq 'booking'\" -->" in text
+        and '-- "otherwise" -->' in text
+    )
     assert '[["map_over docs -> results"]]' in text
     assert '{{"gate: Proceed?"}}' in text
     assert '(["timeout 3s"])' in text and "((race))" in text and '>"tap tap_print"]' in text

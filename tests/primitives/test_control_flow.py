@@ -274,12 +274,18 @@ async def test_map_over_with_concurrency_runs_items_at_once_and_keeps_order(sqli
         return _echo_item(request)
 
     summariser = Agent("summariser").instruct("Summarise: {doc}").outputs("summary")
-    pipeline = S.set(docs=["a", "b", "c", "d"]) >> map_over("docs", summariser, item_key="doc",
-                                                            output_key="summaries", concurrency=2)
+    pipeline = S.set(docs=["a", "b", "c", "d"]) >> map_over(
+        "docs", summariser, item_key="doc", output_key="summaries", concurrency=2
+    )
     backend = mock_backend({"summariser": [slow_echo] * 4})
     await pipeline.run("go", backend=backend, session_id="mc", session_store=sqlite_url)
     session = await stored(sqlite_url, "mc")
-    assert session.state["summaries"] == ["summary of a", "summary of b", "summary of c", "summary of d"]
+    assert session.state["summaries"] == [
+        "summary of a",
+        "summary of b",
+        "summary of c",
+        "summary of d",
+    ]
     assert running["peak"] == 2
     summaries = [e.content.parts[0].text for e in session.events if e.author == "summariser"]
     assert summaries == ["summary of a", "summary of b", "summary of c", "summary of d"]
