@@ -30,11 +30,23 @@ def _set(
     return dict(args[0])
 
 
-def _default(state, args, user_text, step, events=()):
+def _default(
+    state: Mapping[str, Any],
+    args: tuple[Any, ...],
+    user_text: str | None,
+    step: str,
+    events: Any = (),
+) -> dict[str, Any]:
     return {k: v for k, v in args[0] if state.get(k) is None}
 
 
-def _merge(state, args, user_text, step, events=()):
+def _merge(
+    state: Mapping[str, Any],
+    args: tuple[Any, ...],
+    user_text: str | None,
+    step: str,
+    events: Any = (),
+) -> dict[str, Any]:
     keys, into, fn = args
     missing = [k for k in keys if k not in state]
     if missing:
@@ -45,16 +57,34 @@ def _merge(state, args, user_text, step, events=()):
     return {into: fn(*values) if fn is not None else {k: state[k] for k in keys}}
 
 
-def _pick(state, args, user_text, step, events=()):
+def _pick(
+    state: Mapping[str, Any],
+    args: tuple[Any, ...],
+    user_text: str | None,
+    step: str,
+    events: Any = (),
+) -> dict[str, Any]:
     keep = set(args)
     return {k: None for k in state if is_session_key(k) and k not in keep and state[k] is not None}
 
 
-def _drop(state, args, user_text, step, events=()):
+def _drop(
+    state: Mapping[str, Any],
+    args: tuple[Any, ...],
+    user_text: str | None,
+    step: str,
+    events: Any = (),
+) -> dict[str, Any]:
     return {k: None for k in args if k in state and state[k] is not None}
 
 
-def _rename(state, args, user_text, step, events=()):
+def _rename(
+    state: Mapping[str, Any],
+    args: tuple[Any, ...],
+    user_text: str | None,
+    step: str,
+    events: Any = (),
+) -> dict[str, Any]:
     delta: dict[str, Any] = {}
     for old, new in args:
         if old in state and state[old] is not None:
@@ -63,7 +93,13 @@ def _rename(state, args, user_text, step, events=()):
     return delta
 
 
-def _transform(state, args, user_text, step, events=()):
+def _transform(
+    state: Mapping[str, Any],
+    args: tuple[Any, ...],
+    user_text: str | None,
+    step: str,
+    events: Any = (),
+) -> dict[str, Any]:
     key, fn = args
     if key not in state:
         raise StateStepError(
@@ -72,18 +108,36 @@ def _transform(state, args, user_text, step, events=()):
     return {key: fn(state[key])}
 
 
-def _compute(state, args, user_text, step, events=()):
+def _compute(
+    state: Mapping[str, Any],
+    args: tuple[Any, ...],
+    user_text: str | None,
+    step: str,
+    events: Any = (),
+) -> dict[str, Any]:
     return {key: fn(state) for key, fn in args}
 
 
-def _guard(state, args, user_text, step, events=()):
+def _guard(
+    state: Mapping[str, Any],
+    args: tuple[Any, ...],
+    user_text: str | None,
+    step: str,
+    events: Any = (),
+) -> dict[str, Any]:
     predicate, message = args
     if not predicate(state):
         raise StateStepError(f"step '{step}': guard failed: {message}")
     return {}
 
 
-def _log(state, args, user_text, step, events=()):
+def _log(
+    state: Mapping[str, Any],
+    args: tuple[Any, ...],
+    user_text: str | None,
+    step: str,
+    events: Any = (),
+) -> dict[str, Any]:
     keys, level = args
     shown = {k: state.get(k) for k in keys} if keys else dict(state)
     import logging
@@ -92,12 +146,24 @@ def _log(state, args, user_text, step, events=()):
     return {}
 
 
-def _capture(state, args, user_text, step, events=()):
+def _capture(
+    state: Mapping[str, Any],
+    args: tuple[Any, ...],
+    user_text: str | None,
+    step: str,
+    events: Any = (),
+) -> dict[str, Any]:
     (key,) = args
     return {key: user_text or ""}
 
 
-def _function(state, args, user_text, step, events=()):
+def _function(
+    state: Mapping[str, Any],
+    args: tuple[Any, ...],
+    user_text: str | None,
+    step: str,
+    events: Any = (),
+) -> dict[str, Any]:
     (fn,) = args
     result = fn(state)
     if result is None:
@@ -110,7 +176,13 @@ def _function(state, args, user_text, step, events=()):
     return dict(result)
 
 
-def _capture_turns(state, args, user_text, step, events=()):
+def _capture_turns(
+    state: Mapping[str, Any],
+    args: tuple[Any, ...],
+    user_text: str | None,
+    step: str,
+    events: Any = (),
+) -> dict[str, Any]:
     key, turns = args
     lines: list[str] = []
     starts = [i for i, e in enumerate(events) if e.author == "user"]
