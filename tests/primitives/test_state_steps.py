@@ -132,3 +132,10 @@ async def test_agents_see_state_written_by_steps_through_history_too(sqlite_url)
     )
     assert "Topic: tides" in system_instruction(backend.requests["reader"][0])
     assert request_texts(backend.requests["reader"][0])[-1] == "hello"
+
+
+def test_every_state_operation_has_static_effects_for_the_checker():
+    from adk_fluent.contracts.effects import _STEP_EFFECTS
+    from adk_fluent.state_ops import OPS
+
+    assert set(OPS) == set(_STEP_EFFECTS)
