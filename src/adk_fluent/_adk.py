@@ -25,9 +25,12 @@ _CLASS_MODULES = {
 @functools.cache
 def adk_version() -> str:
     """The installed google-adk version string."""
-    from importlib.metadata import version
+    try:  # ADK's own version module: already loaded whenever ADK is, unlike package metadata
+        return str(importlib.import_module("google.adk.version").__version__)
+    except (ImportError, AttributeError):
+        from importlib.metadata import version
 
-    return version("google-adk")
+        return version("google-adk")
 
 
 @functools.cache
