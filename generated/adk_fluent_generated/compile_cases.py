@@ -73,10 +73,13 @@ LLMAGENTNODE_FIELD_KINDS: dict[str, str] = {
 def compile_llm_agent(node: LlmAgentNode, sub_agents: list[Any]) -> dict[str, Any]:
     """Constructor keyword arguments for ADK's `LlmAgent` from `node`."""
     kwargs: dict[str, Any] = {"name": node.name}
-    for field, kind in LLMAGENTNODE_FIELD_KINDS.items():
-        value = getattr(node, field)
+    kinds = LLMAGENTNODE_FIELD_KINDS
+    # The node's own attribute dict, in one pass: most fields are UNSET and skipped.
+    for field, value in vars(node).items():
         if value is not UNSET:
-            kwargs[field] = _value(kind, value)
+            kind = kinds.get(field)
+            if kind is not None:
+                kwargs[field] = _value(kind, value)
     if sub_agents:
         kwargs["sub_agents"] = sub_agents
     return kwargs
@@ -99,10 +102,13 @@ SEQUENTIALAGENTNODE_FIELD_KINDS: dict[str, str] = {
 def compile_sequential_agent(node: SequentialAgentNode, sub_agents: list[Any]) -> dict[str, Any]:
     """Constructor keyword arguments for ADK's `SequentialAgent` from `node`."""
     kwargs: dict[str, Any] = {"name": node.name}
-    for field, kind in SEQUENTIALAGENTNODE_FIELD_KINDS.items():
-        value = getattr(node, field)
+    kinds = SEQUENTIALAGENTNODE_FIELD_KINDS
+    # The node's own attribute dict, in one pass: most fields are UNSET and skipped.
+    for field, value in vars(node).items():
         if value is not UNSET:
-            kwargs[field] = _value(kind, value)
+            kind = kinds.get(field)
+            if kind is not None:
+                kwargs[field] = _value(kind, value)
     if sub_agents:
         kwargs["sub_agents"] = sub_agents
     return kwargs
@@ -125,10 +131,13 @@ PARALLELAGENTNODE_FIELD_KINDS: dict[str, str] = {
 def compile_parallel_agent(node: ParallelAgentNode, sub_agents: list[Any]) -> dict[str, Any]:
     """Constructor keyword arguments for ADK's `ParallelAgent` from `node`."""
     kwargs: dict[str, Any] = {"name": node.name}
-    for field, kind in PARALLELAGENTNODE_FIELD_KINDS.items():
-        value = getattr(node, field)
+    kinds = PARALLELAGENTNODE_FIELD_KINDS
+    # The node's own attribute dict, in one pass: most fields are UNSET and skipped.
+    for field, value in vars(node).items():
         if value is not UNSET:
-            kwargs[field] = _value(kind, value)
+            kind = kinds.get(field)
+            if kind is not None:
+                kwargs[field] = _value(kind, value)
     if sub_agents:
         kwargs["sub_agents"] = sub_agents
     return kwargs
@@ -152,10 +161,13 @@ LOOPAGENTNODE_FIELD_KINDS: dict[str, str] = {
 def compile_loop_agent(node: LoopAgentNode, sub_agents: list[Any]) -> dict[str, Any]:
     """Constructor keyword arguments for ADK's `LoopAgent` from `node`."""
     kwargs: dict[str, Any] = {"name": node.name}
-    for field, kind in LOOPAGENTNODE_FIELD_KINDS.items():
-        value = getattr(node, field)
+    kinds = LOOPAGENTNODE_FIELD_KINDS
+    # The node's own attribute dict, in one pass: most fields are UNSET and skipped.
+    for field, value in vars(node).items():
         if value is not UNSET:
-            kwargs[field] = _value(kind, value)
+            kind = kinds.get(field)
+            if kind is not None:
+                kwargs[field] = _value(kind, value)
     if sub_agents:
         kwargs["sub_agents"] = sub_agents
     return kwargs
