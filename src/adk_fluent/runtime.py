@@ -173,8 +173,13 @@ class Engine:
         from google.adk.agents.run_config import RunConfig, StreamingMode
 
         bound = self._bound(builder, config, session_store, backend, services)
-        session_id = session_id or _new_session_id()
-        await self._ensure_session(bound, user_id, session_id)
+        if session_id is None:  # a fresh id cannot exist yet: create without looking first
+            session_id = _new_session_id()
+            await bound.session_service.create_session(
+                app_name=bound.app.name, user_id=user_id, session_id=session_id
+            )
+        else:
+            await self._ensure_session(bound, user_id, session_id)
         if run_config is None:
             options: dict[str, Any] = {
                 "streaming_mode": StreamingMode.SSE
