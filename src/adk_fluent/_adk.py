@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,12 +26,14 @@ _CLASS_MODULES = {
 @functools.cache
 def adk_version() -> str:
     """The installed google-adk version string."""
-    try:  # ADK's own version module: already loaded whenever ADK is, unlike package metadata
-        return str(importlib.import_module("google.adk.version").__version__)
-    except (ImportError, AttributeError):
-        from importlib.metadata import version
+    # Once ADK is loaded its own version module is free; importing it here would load all of
+    # ADK 1.x (its package __init__ is eager), so otherwise read the package metadata.
+    loaded = sys.modules.get("google.adk.version")
+    if loaded is not None and hasattr(loaded, "__version__"):
+        return str(loaded.__version__)
+    from importlib.metadata import version
 
-        return version("google-adk")
+    return version("google-adk")
 
 
 @functools.cache
