@@ -216,11 +216,11 @@ async def test_tap_that_writes_gets_a_clear_error(sqlite_url):
 async def test_timeout_cancels_the_body_and_says_so(sqlite_url):
     slow = delay(30, "too late")
     backend = mock_backend({"slow": slow, "after": "carried on"})
-    pipeline = timeout(Agent("slow").outputs("answer"), 0.2) >> Agent("after")
+    pipeline = timeout(Agent("slow").outputs("answer"), 1.5) >> Agent("after")
     events = await pipeline.run("x", backend=backend, session_id="to", session_store=sqlite_url)
     errors = [e for e in events if e.error_code == "TIMEOUT"]
     assert (
-        errors and errors[0].error_message == "step 'slow' timed out after 0.2s and was cancelled"
+        errors and errors[0].error_message == "step 'slow' timed out after 1.5s and was cancelled"
     )
     assert slow.cancelled == [30]
     assert events[-1].content == "carried on"
@@ -243,7 +243,7 @@ async def test_timeout_method_lets_fast_bodies_finish(sqlite_url):
 
 async def test_race_keeps_the_winner_and_cancels_the_rest(sqlite_url):
     slow = delay(30, "slow answer")
-    backend = mock_backend({"fast": delay(0.05, "fast answer"), "slow": slow})
+    backend = mock_backend({"fast": delay(0.5, "fast answer"), "slow": slow})
     pipeline = race(Agent("fast").outputs("answer"), Agent("slow").outputs("answer"))
     events = await pipeline.run("x", backend=backend, session_id="rc", session_store=sqlite_url)
     assert [e.author for e in events] == ["fast"]
