@@ -241,14 +241,14 @@ def sound_flows(draw):
     return Pipeline(*parts, closing)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sound_flows())
 def test_sound_generated_flows_pass(flow):
     report = check_contracts(flow)
     assert not report.failing(strict=True), report.to_text()
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sound_flows(), st.data())
 def test_planted_misspelling_is_found(flow, data):
     closing = flow.steps[-1]
@@ -265,7 +265,7 @@ def test_planted_misspelling_is_found(flow, data):
     assert victim in found[0].hint  # did-you-mean names the real key
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sound_flows(), st.data())
 def test_reading_before_the_writer_is_found(flow, data):
     index = data.draw(st.integers(0, len(flow.steps) - 2))

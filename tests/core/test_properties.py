@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adk_fluent import Agent
@@ -38,7 +38,7 @@ def expressions(draw, depth=0):
     ]()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(expressions(), st.lists(setter_calls, max_size=4), expressions())
 def test_operators_and_setters_never_change_operands(expr, calls, other):
     before = expr.to_ir()
