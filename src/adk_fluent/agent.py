@@ -90,7 +90,7 @@ class Agent(BuilderBase, LlmAgentSetters):
 
     def context(self, spec: Any) -> Self:
         """What conversation this agent sees: a C spec, e.g. `C.user_only() + C.from_state("intent")`."""
-        from .context import ContextSpec
+        from .context_spec import ContextSpec
 
         if not isinstance(spec, ContextSpec):
             raise BuildError(

@@ -32,6 +32,7 @@ from .ir import (
     TimeoutNode,
     TransformNode,
     UntilNode,
+    body_output_key,
     gate_state_key,
     iter_paths,
     walk,
@@ -260,7 +261,6 @@ def _route(c: _Compiler, node: RouteNode) -> Any:
 
 
 def _map_over(c: _Compiler, node: MapOverNode) -> Any:
-    from .control import body_output_key
     from .native_flow import MapOverAgent
 
     return MapOverAgent(

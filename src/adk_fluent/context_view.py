@@ -20,7 +20,7 @@ from typing import Any
 
 from google.genai import types
 
-from .context import ContextSpec
+from .context_spec import ContextSpec
 from .errors import ContextKeyError
 from .templates import TEMPLATE_VAR
 

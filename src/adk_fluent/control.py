@@ -8,7 +8,7 @@ from typing import Any
 from .builder_core import BuilderBase, hooks
 from .composites import Loop, _as_step, until
 from .errors import BuildError
-from .ir import GateNode, LlmAgentNode, MapOverNode, RaceNode, TapNode, TimeoutNode
+from .ir import GateNode, MapOverNode, RaceNode, TapNode, TimeoutNode
 from .transforms import _slug
 
 
@@ -78,16 +78,6 @@ def map_over(
     """
     return MapOver(
         list_key, body, item_key=item_key, output_key=output_key, concurrency=concurrency, name=name
-    )
-
-
-def body_output_key(node: Any) -> str | None:
-    """The state key whose value counts as a map_over body's output (its output_key)."""
-    if isinstance(node, LlmAgentNode) and isinstance(node.output_key, str):
-        return node.output_key
-    children = getattr(node, "children", ())
-    return (
-        body_output_key(children[-1]) if children and not isinstance(node, LlmAgentNode) else None
     )
 
 

@@ -182,3 +182,13 @@ def iter_paths(node: Node, prefix: tuple[str, ...] = ()) -> Iterator[tuple[tuple
     yield path, node
     for child in child_nodes(node):
         yield from iter_paths(child, path)
+
+
+def body_output_key(node: Any) -> str | None:
+    """The state key whose value counts as a map_over body's output (its output_key)."""
+    if isinstance(node, LlmAgentNode) and isinstance(node.output_key, str):
+        return node.output_key
+    children = getattr(node, "children", ())
+    return (
+        body_output_key(children[-1]) if children and not isinstance(node, LlmAgentNode) else None
+    )

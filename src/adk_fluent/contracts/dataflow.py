@@ -24,7 +24,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..control import body_output_key
 from ..ir import (
     FallbackNode,
     GateNode,
@@ -40,6 +39,7 @@ from ..ir import (
     TimeoutNode,
     TransformNode,
     UntilNode,
+    body_output_key,
     walk,
 )
 from ..state_schema import UNKNOWN, scope_of_key
