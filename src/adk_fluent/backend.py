@@ -275,13 +275,15 @@ def _map_over(c: _Compiler, node: MapOverNode) -> Any:
 
 
 def _gate(c: _Compiler, node: GateNode) -> Any:
-    from .native_flow import GateAgent
+    from .native_flow import APPROVE_WORDS, REJECT_WORDS, GateAgent
 
     return GateAgent(
         name=node.name,
         predicate=node.predicate,
         message=node.message,
         state_key=gate_state_key(node.name),
+        approve_words=node.approve_words or APPROVE_WORDS,
+        reject_words=node.reject_words or REJECT_WORDS,
     )
 
 

@@ -91,15 +91,25 @@ class Gate(BuilderBase):
 
     _KIND = "gate"
 
-    def __init__(self, predicate: Callable[[Any], bool], message: str, name: str) -> None:
+    def __init__(
+        self,
+        predicate: Callable[[Any], bool],
+        message: str,
+        name: str,
+        approve: frozenset[str] = frozenset(),
+        reject: frozenset[str] = frozenset(),
+    ) -> None:
         super().__init__(name)
         self._predicate, self._message = predicate, message
+        self._approve, self._reject = approve, reject
 
     def _build_ir(self) -> GateNode:
         return GateNode(
             name=self._name,
             predicate=self._predicate,
             message=self._message,
+            approve_words=self._approve,
+            reject_words=self._reject,
             visibility=self._meta.get("visibility", "user"),
         )
 
@@ -109,13 +119,41 @@ def gate(
     message: str = "Approval required.",
     *,
     name: str = "approval_gate",
+    approve: tuple[str, ...] | None = None,
+    reject: tuple[str, ...] | None = None,
 ) -> Gate:
     """Pause for a person's approval when `predicate(state)` is true.
 
     The gate replies with `message`; nothing after it runs in this turn. In a later turn the
     user's 'approve' continues from the gate (steps before it are not re-run) and 'reject' ends
     the run with the message. Status is kept in session state, so it survives restarts.
+    `approve=` / `reject=` replace the accepted replies (compared case-insensitively, without
+    trailing punctuation); by default approve / yes / ok / confirm and reject / no / cancel / stop.
     """
+    words: dict[str, frozenset[str]] = {}
+    for label, given in (("approve", approve), ("reject", reject)):
+        if given is None:
+            words[label] = frozenset()
+            continue
+        if (
+            isinstance(given, str)
+            or not given
+            or not all(isinstance(w, str) and w.strip() for w in given)
+        ):
+            raise BuildError(
+                f"gate({label}=...) needs a non-empty tuple of words",
+                agent=name,
+                field=label,
+                hint=f"e.g. {label}=('yes', 'ship it')",
+            )
+        words[label] = frozenset(w.strip().casefold() for w in given)
+    if words["approve"] & words["reject"]:
+        raise BuildError(
+            "a word cannot both approve and reject",
+            agent=name,
+            field="reject",
+            hint=f"remove {sorted(words['approve'] & words['reject'])} from one of them.",
+        )
     if isinstance(predicate, bool):
         always = predicate
         predicate = lambda state: always  # noqa: E731
@@ -123,7 +161,7 @@ def gate(
         raise BuildError(
             "gate(predicate, message) needs a callable predicate taking the state", agent=name
         )
-    return Gate(predicate, message, name)
+    return Gate(predicate, message, name, words["approve"], words["reject"])
 
 
 class Tap(BuilderBase):

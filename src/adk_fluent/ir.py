@@ -113,6 +113,8 @@ class GateNode:
     name: str
     predicate: Callable[[Any], bool]
     message: str
+    approve_words: frozenset[str] = frozenset()  # empty: the defaults in native_flow
+    reject_words: frozenset[str] = frozenset()
     reads_keys: frozenset[str] = frozenset()
     writes_keys: frozenset[str] = frozenset()
     visibility: str | None = "user"

@@ -142,16 +142,18 @@ class GateAgent(BaseAgent):
     predicate: Callable[[Any], bool]
     message: str
     state_key: str
+    approve_words: frozenset[str] = APPROVE_WORDS
+    reject_words: frozenset[str] = REJECT_WORDS
 
     async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
         state = state_of(ctx)
         status = state.get(self.state_key)
         if status == "pending":
             reply = (user_text(ctx) or "").strip().strip(".!").casefold()
-            if reply in APPROVE_WORDS:
+            if reply in self.approve_words:
                 yield make_event(ctx, self.name, state_delta={self.state_key: None})
                 return
-            if reply in REJECT_WORDS:
+            if reply in self.reject_words:
                 yield make_event(
                     ctx,
                     self.name,

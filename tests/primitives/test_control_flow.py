@@ -289,3 +289,28 @@ async def test_map_over_with_concurrency_runs_items_at_once_and_keeps_order(sqli
     assert running["peak"] == 2
     summaries = [e.content.parts[0].text for e in session.events if e.author == "summariser"]
     assert summaries == ["summary of a", "summary of b", "summary of c", "summary of d"]
+
+
+async def test_gate_with_custom_words(sqlite_url):
+    backend = mock_backend({"drafter": "refund of 5 EUR", "sender": "Sent."})
+    pipeline = (
+        Agent("drafter").outputs("draft")
+        >> gate(True, "Ship it?", approve=("Ship it",), reject=("Hold",))
+        >> Agent("sender")
+    )
+    await pipeline.run("write", backend=backend, session_id="cw", session_store=sqlite_url)
+    asked_again = await pipeline.run(
+        "yes", backend=backend, session_id="cw", session_store=sqlite_url
+    )
+    assert "sender" not in backend.requests  # 'yes' is not one of this gate's words
+    assert "Ship it?" in asked_again[-1].content
+    await pipeline.run("ship it!", backend=backend, session_id="cw", session_store=sqlite_url)
+    assert len(backend.requests["sender"]) == 1
+    backend.assert_consumed()
+
+
+def test_gate_words_must_not_overlap():
+    from adk_fluent import BuildError
+
+    with pytest.raises(BuildError, match="field 'reject'.*both approve and reject"):
+        gate(True, "?", approve=("ok",), reject=("OK",))
