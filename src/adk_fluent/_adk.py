@@ -3,24 +3,14 @@
 from __future__ import annotations
 
 import functools
-import importlib
 import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from adk_fluent_generated.field_versions import FIELD_VERSIONS, SCANNED_ADK_VERSIONS
-
-_CLASS_MODULES = {
-    "LlmAgent": "google.adk.agents.llm_agent",
-    "SequentialAgent": "google.adk.agents.sequential_agent",
-    "ParallelAgent": "google.adk.agents.parallel_agent",
-    "LoopAgent": "google.adk.agents.loop_agent",
-    "BaseAgent": "google.adk.agents.base_agent",
-    "App": "google.adk.apps.app",
-    "RunConfig": "google.adk.agents.run_config",
-}
+from adk_fluent_generated.compile_cases import adk_class
+from adk_fluent_generated.field_versions import FIELD_VERSIONS
 
 
 @functools.cache
@@ -42,19 +32,20 @@ def adk_major() -> int:
 
 
 @functools.cache
+def installed_class(class_name: str) -> Any:
+    """The installed ADK class for a scanned agent class name (imported once)."""
+    return adk_class(class_name)
+
+
+@functools.cache
 def installed_fields(class_name: str) -> frozenset[str]:
     """Field names the installed ADK's class has."""
-    module = importlib.import_module(_CLASS_MODULES[class_name])
-    return frozenset(getattr(module, class_name).model_fields)
+    return frozenset(installed_class(class_name).model_fields)
 
 
 def versions_with_field(class_name: str, field: str) -> tuple[str, ...]:
     """Scanned ADK versions whose `class_name` has `field` (empty when none)."""
     return FIELD_VERSIONS.get(class_name, {}).get(field, ())
-
-
-def scanned_versions() -> tuple[str, ...]:
-    return SCANNED_ADK_VERSIONS
 
 
 @contextmanager
@@ -71,8 +62,3 @@ def quiet_workflow_deprecation() -> Iterator[None]:
             category=DeprecationWarning,
         )
         yield
-
-
-def adk_attr(module: str, name: str) -> Any:
-    """Import `name` from an ADK module."""
-    return getattr(importlib.import_module(module), name)

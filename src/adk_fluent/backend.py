@@ -13,9 +13,9 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from adk_fluent_generated.compile_cases import COMPILE_CASES, adk_class
+from adk_fluent_generated.compile_cases import COMPILE_CASES
 
-from ._adk import adk_major, quiet_workflow_deprecation
+from ._adk import adk_major, installed_class, quiet_workflow_deprecation
 from .config import ExecutionConfig
 from .errors import AdkFluentWarning, BuildError, DuplicateNameError, EmptyCompositeError
 from .ir import (
@@ -53,10 +53,8 @@ _CALLBACK_PARAM_ORDER = (
     "error",
 )
 
+# agent name -> the model to use instead (scripted models), or None for the agent's own
 ModelFor = Callable[[str], Any]
-_adk_classes: dict[
-    str, Any
-] = {}  # scanned class name -> the installed ADK class  # agent name -> model to use instead (scripted models), or None
 
 
 def check_names(root: Node) -> None:
@@ -194,9 +192,7 @@ class _Compiler:
             if model is not None:
                 kwargs["model"] = model
         try:
-            cls = _adk_classes.get(class_name) or _adk_classes.setdefault(
-                class_name, adk_class(class_name)
-            )
+            cls = installed_class(class_name)
             if class_name == "LlmAgent" or adk_major() < 2:
                 return cls(**kwargs)
             with quiet_workflow_deprecation():  # only ADK 2.x's workflow agents warn
@@ -320,11 +316,6 @@ _HANDWRITTEN: dict[type, Callable[[_Compiler, Any], Any]] = {
     TimeoutNode: _timeout,
     RaceNode: _race,
 }
-
-
-def compile_node(node: Node, model_for: ModelFor | None = None) -> Any:
-    """Compile one IR node (and its children) into a native ADK agent."""
-    return _Compiler(node, model_for).compile(node)
 
 
 def compile_tree(root: Node, model_for: ModelFor | None = None) -> Any:

@@ -217,7 +217,7 @@ class ReadOnlyState(Mapping[str, Any]):
     """A view of state that refuses writes with a clear error (what taps receive)."""
 
     def __init__(self, data: Mapping[str, Any], step: str) -> None:
-        self._data = dict(data)
+        self._data = data  # callers pass a snapshot of state they own (native_agents.state_of)
         self._step = step
 
     def __getitem__(self, key: str) -> Any:

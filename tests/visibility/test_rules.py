@@ -85,9 +85,33 @@ def test_internal_agent_without_outputs_warns_in_filtered_mode():
         ).to_app()  # annotated: its text still reaches the client
 
 
-def test_config_can_choose_the_mode():
-    app = (Agent("a").outputs("k") >> Agent("b")).to_app(ExecutionConfig(visibility="filtered"))
-    assert [p.mode for p in app.plugins if p.name == "adk_fluent_visibility"] == ["filtered"]
+@pytest.mark.parametrize("way", WAYS)
+async def test_config_can_choose_the_mode(way):
+    from google.adk.runners import Runner
+    from google.adk.sessions import InMemorySessionService
+    from google.genai import types
+
+    from adk_fluent.testing import mock_backend
+
+    pipeline = Agent("a").outputs("k") >> Agent("b")  # annotated by itself; the config filters
+    config = ExecutionConfig(visibility="filtered")
+    backend = mock_backend({"a": "internal label", "b": "answer"})
+    if way == "fluent":
+        client = [e.raw for e in await pipeline.run("go", config=config, backend=backend)]
+    else:
+        service = InMemorySessionService()
+        runner = Runner(app=pipeline.to_app(config, backend=backend), session_service=service)
+        await service.create_session(app_name="adk_fluent_app", user_id="u", session_id="s")
+        client = [
+            e
+            async for e in runner.run_async(
+                user_id="u",
+                session_id="s",
+                new_message=types.Content(role="user", parts=[types.Part(text="go")]),
+            )
+        ]
+    texts = [p.text for e in client if e.content for p in e.content.parts if p.text]
+    assert texts == ["answer"]
 
 
 @pytest.mark.parametrize("way", WAYS)
