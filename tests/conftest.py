@@ -47,7 +47,7 @@ def fresh_db_service(url: str):
 async def _close_db_services():
     """Dispose the engines tests opened, so no connection outlives its event loop."""
     yield
-    from adk_fluent.runtime import close_session_stores
+    from adk_fluent import close_session_stores
 
     await close_session_stores()
     while _DB_SERVICES:

@@ -8,6 +8,7 @@ from typing import Any
 from .annotations import union_members
 from .targets import (
     BUILDER_TARGETS,
+    CONTROL_NODES,
     IR_EXTENSIONS,
     SETTER_RENAMES,
     STRUCTURAL_FIELDS,
@@ -111,6 +112,13 @@ def render_context(manifests: list[dict[str, Any]]) -> dict[str, Any]:
         "targets": targets,
         "field_versions": field_versions,
         "ir_extensions": IR_EXTENSIONS,
+        "control_nodes": CONTROL_NODES,
+        "control_node_modules": sorted(
+            {
+                module: tuple(n.name for n in CONTROL_NODES if n.module == module)
+                for module in {n.module for n in CONTROL_NODES}
+            }.items()
+        ),
         "plugin_callbacks": {
             name: [m["adk_version"] for m in manifests if name in m["plugin_callbacks"]]
             for name in sorted({n for m in manifests for n in m["plugin_callbacks"]})

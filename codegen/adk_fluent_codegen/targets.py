@@ -5,6 +5,7 @@ Adding a new ADK agent class to the builders is one entry here plus `make regen`
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -34,34 +35,73 @@ SCAN_TARGETS: tuple[ScanTarget, ...] = (
 PLUGIN_BASE = ("google.adk.plugins.base_plugin", "BasePlugin")
 
 
+def visit_method(node_class: str) -> str:
+    """The visitor method for a node class: `LlmAgentNode` -> `visit_llm_agent`."""
+    stem = node_class.removesuffix("Node")
+    return "visit_" + re.sub(r"(?<!^)(?=[A-Z])", "_", stem).lower()
+
+
 @dataclass(frozen=True)
 class BuilderTarget:
-    """An ADK agent class that gets an IR node, a builder base and a compile case."""
+    """An ADK agent class that gets an IR node, a builder base and a compile case.
+
+    `speaks` and `children` are the node's traits (see the Node base): whether its events carry
+    text for the user, and how its children run.
+    """
 
     adk_class: str
-    node: str  # IR node class name
-    builder_base: str  # generated builder mixin name
-    compile_fn: str
-    has_children: bool
+    speaks: str  # by_position | always | never
+    children: str  # none | sequence | repeat | branches | delegates
+
+    @property
+    def node(self) -> str:
+        """The IR node class name."""
+        return f"{self.adk_class}Node"
+
+    @property
+    def builder_base(self) -> str:
+        """The generated setter mixin's name."""
+        return f"{self.adk_class}Setters"
+
+    @property
+    def visit(self) -> str:
+        """The visitor method for this node type."""
+        return visit_method(self.node)
 
 
 BUILDER_TARGETS: tuple[BuilderTarget, ...] = (
-    BuilderTarget("LlmAgent", "LlmAgentNode", "LlmAgentSetters", "compile_llm_agent", True),
-    BuilderTarget(
-        "SequentialAgent",
-        "SequentialAgentNode",
-        "SequentialAgentSetters",
-        "compile_sequential_agent",
-        True,
-    ),
-    BuilderTarget(
-        "ParallelAgent",
-        "ParallelAgentNode",
-        "ParallelAgentSetters",
-        "compile_parallel_agent",
-        True,
-    ),
-    BuilderTarget("LoopAgent", "LoopAgentNode", "LoopAgentSetters", "compile_loop_agent", True),
+    BuilderTarget("LlmAgent", speaks="by_position", children="delegates"),
+    BuilderTarget("SequentialAgent", speaks="never", children="sequence"),
+    BuilderTarget("ParallelAgent", speaks="never", children="branches"),
+    BuilderTarget("LoopAgent", speaks="never", children="repeat"),
+)
+
+
+@dataclass(frozen=True)
+class ControlNode:
+    """A hand-written IR node (adk_fluent.ir.nodes) that the generated visitor must cover."""
+
+    name: str
+    doc: str
+    module: str = "adk_fluent.ir.nodes"
+
+    @property
+    def visit(self) -> str:
+        return visit_method(self.name)
+
+
+# adk-fluent's own node types. A test checks this list against the Node subclasses the core
+# defines, so a new control node cannot be missing from the visitor.
+CONTROL_NODES: tuple[ControlNode, ...] = (
+    ControlNode("FallbackNode", "`a // b`: the next child runs when the previous raised."),
+    ControlNode("UntilNode", "The loop check of `body * until(pred)`."),
+    ControlNode("TransformNode", "A zero-cost state step (S, C.capture, a plain function)."),
+    ControlNode("RouteNode", "`Route(key)`: one branch by a state value."),
+    ControlNode("MapOverNode", "`map_over`: the body once per item of a list."),
+    ControlNode("GateNode", "`gate`: pause for a person's approval."),
+    ControlNode("TapNode", "`tap`: observe a read-only view of state."),
+    ControlNode("TimeoutNode", "`timeout`: cancel the body after a deadline."),
+    ControlNode("RaceNode", "`race`: the first child to finish wins."),
 )
 
 # Fields the builders never expose as setters: the name is the constructor's argument,
@@ -73,12 +113,10 @@ STRUCTURAL_FIELDS = frozenset({"name", "sub_agents", "parent_agent"})
 # ADK 2.x's own per-node `timeout` field stays reachable as `.adk_timeout(...)`).
 SETTER_RENAMES: dict[str, str] = {"timeout": "adk_timeout"}
 
-# adk-fluent's extensions on every generated IR node (spec v4 section 3.2), after ADK's fields.
+# adk-fluent's extensions on every generated IR node, after ADK's fields.
+# The Node base already declares name, children, reads_keys, writes_keys and visibility.
 IR_EXTENSIONS: tuple[tuple[str, str, str, str], ...] = (
     # (name, type, default expression, meaning)
-    ("children", "tuple[Any, ...]", "()", "child IR nodes (ADK's sub_agents)"),
-    ("reads_keys", "frozenset[str]", "frozenset()", "state keys this node reads"),
-    ("writes_keys", "frozenset[str]", "frozenset()", "state keys this node writes"),
     ("produces_type", "Any", "None", "pydantic model this node produces (`.produces()`)"),
     ("consumes_type", "Any", "None", "pydantic model this node consumes (`.consumes()`)"),
     ("visibility", "str | None", "None", "developer's visibility override, if any"),

@@ -14,33 +14,39 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
-    "Agent": "agent",
-    "Fallback": "composites",
-    "FanOut": "composites",
-    "Loop": "composites",
-    "Pipeline": "composites",
-    "Until": "composites",
-    "until": "composites",
-    "CompactionConfig": "config",
-    "ExecutionConfig": "config",
-    "C": "context",
-    "ContextSpec": "context",
-    "ContractReport": "contracts",
-    "Issue": "contracts",
-    "check_all": "contracts",
-    "check_contracts": "contracts",
-    "register_check": "contracts",
-    "Gate": "control",
-    "MapOver": "control",
-    "Race": "control",
-    "Tap": "control",
-    "Timeout": "control",
-    "gate": "control",
-    "loop_until": "control",
-    "map_over": "control",
-    "race": "control",
-    "tap": "control",
-    "timeout": "control",
+    "Agent": "api.agent",
+    "Fallback": "api.expression",
+    "FanOut": "api.expression",
+    "Loop": "api.expression",
+    "Pipeline": "api.expression",
+    "Until": "api.expression",
+    "until": "api.expression",
+    "CompactionConfig": "ir.options",
+    "ExecutionConfig": "ir.options",
+    "C": "api.context",
+    "ContextSpec": "ir.context_spec",
+    "ContractReport": "analysis.contracts",
+    "Issue": "analysis.contracts",
+    "register_check": "analysis.contracts",
+    "registered_checks": "analysis.contracts",
+    "unregister_check": "analysis.contracts",
+    "check_all": "api.checks",
+    "check_contracts": "api.checks",
+    "infer_visibility": "analysis.visibility",
+    "restore_content": "adk.plugins.visibility",
+    "close_session_stores": "run.stores",
+    "BuildOptions": "ir.options",
+    "Gate": "api.control",
+    "MapOver": "api.control",
+    "Race": "api.control",
+    "Tap": "api.control",
+    "Timeout": "api.expression",
+    "gate": "api.control",
+    "loop_until": "api.control",
+    "map_over": "api.control",
+    "race": "api.control",
+    "tap": "api.control",
+    "timeout": "api.control",
     "AdkFluentError": "errors",
     "AdkFluentWarning": "errors",
     "BuildError": "errors",
@@ -53,20 +59,20 @@ _EXPORTS = {
     "StateKeyError": "errors",
     "StateTypeError": "errors",
     "UnknownSetterError": "errors",
-    "AgentEvent": "events",
-    "final_text": "events",
-    "Route": "routing",
-    "ReadOnlyState": "state_ops",
-    "StateStepError": "state_ops",
-    "StateWriteError": "state_ops",
-    "AppScoped": "state_schema",
-    "SessionScoped": "state_schema",
-    "StateFieldRef": "state_schema",
-    "StateSchema": "state_schema",
-    "Temp": "state_schema",
-    "UserScoped": "state_schema",
-    "S": "transforms",
-    "StateStep": "transforms",
+    "AgentEvent": "run.events",
+    "final_text": "run.events",
+    "Route": "api.route",
+    "ReadOnlyState": "ir.steps",
+    "StateStepError": "errors",
+    "StateWriteError": "errors",
+    "AppScoped": "api.state_schema",
+    "SessionScoped": "api.state_schema",
+    "StateFieldRef": "api.state_schema",
+    "StateSchema": "api.state_schema",
+    "Temp": "api.state_schema",
+    "UserScoped": "api.state_schema",
+    "S": "api.state_steps",
+    "StateStep": "api.expression",
 }
 
 __all__ = [
@@ -76,6 +82,7 @@ __all__ = [
     "AgentEvent",
     "AppScoped",
     "BuildError",
+    "BuildOptions",
     "C",
     "CompactionConfig",
     "ContextSpec",
@@ -114,30 +121,41 @@ __all__ = [
     "UserScoped",
     "check_all",
     "check_contracts",
+    "close_session_stores",
     "final_text",
     "gate",
+    "infer_visibility",
     "loop_until",
     "map_over",
     "race",
     "register_check",
+    "registered_checks",
+    "restore_content",
     "tap",
     "timeout",
+    "unregister_check",
     "until",
 ]
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from .agent import Agent
-    from .composites import Fallback, FanOut, Loop, Pipeline, Until, until
-    from .config import CompactionConfig, ExecutionConfig
-    from .context import C, ContextSpec
-    from .contracts import ContractReport, Issue, check_all, check_contracts, register_check
-    from .control import (
+    from adk_fluent.adk.plugins.visibility import restore_content
+    from adk_fluent.analysis.contracts import (
+        ContractReport,
+        Issue,
+        register_check,
+        registered_checks,
+        unregister_check,
+    )
+    from adk_fluent.analysis.visibility import infer_visibility
+    from adk_fluent.api.agent import Agent
+    from adk_fluent.api.checks import check_all, check_contracts
+    from adk_fluent.api.context import C
+    from adk_fluent.api.control import (
         Gate,
         MapOver,
         Race,
         Tap,
-        Timeout,
         gate,
         loop_until,
         map_over,
@@ -145,7 +163,26 @@ if TYPE_CHECKING:
         tap,
         timeout,
     )
-    from .errors import (
+    from adk_fluent.api.expression import (
+        Fallback,
+        FanOut,
+        Loop,
+        Pipeline,
+        StateStep,
+        Timeout,
+        Until,
+        until,
+    )
+    from adk_fluent.api.route import Route
+    from adk_fluent.api.state_schema import (
+        AppScoped,
+        SessionScoped,
+        StateSchema,
+        Temp,
+        UserScoped,
+    )
+    from adk_fluent.api.state_steps import S
+    from adk_fluent.errors import (
         AdkFluentError,
         AdkFluentWarning,
         BuildError,
@@ -156,14 +193,17 @@ if TYPE_CHECKING:
         SchemaCompositionError,
         StateFieldError,
         StateKeyError,
+        StateStepError,
         StateTypeError,
+        StateWriteError,
         UnknownSetterError,
     )
-    from .events import AgentEvent, final_text
-    from .routing import Route
-    from .state_ops import ReadOnlyState, StateStepError, StateWriteError
-    from .state_schema import AppScoped, SessionScoped, StateFieldRef, StateSchema, Temp, UserScoped
-    from .transforms import S, StateStep
+    from adk_fluent.ir.context_spec import ContextSpec
+    from adk_fluent.ir.options import BuildOptions, CompactionConfig, ExecutionConfig
+    from adk_fluent.ir.state_keys import StateFieldRef
+    from adk_fluent.ir.steps import ReadOnlyState
+    from adk_fluent.run.events import AgentEvent, final_text
+    from adk_fluent.run.stores import close_session_stores
 
 
 def __getattr__(name: str) -> Any:

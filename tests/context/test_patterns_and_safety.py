@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from adk_fluent import Agent, C, Route, S, loop_until
-from adk_fluent.context_view import ContextKeyError
+from adk_fluent.errors import ContextKeyError
 from adk_fluent.testing import mock_backend
 from tests.conftest import fresh_db_service, request_texts, system_instruction
 from tests.context.test_views import view

@@ -21,7 +21,7 @@ from adk_fluent import (
     check_contracts,
     register_check,
 )
-from adk_fluent.contracts import registered_checks, unregister_check
+from adk_fluent import registered_checks, unregister_check
 from adk_fluent.testing import mock_backend
 from tests.conftest import ADK_MAJOR, ADK_VERSION
 
@@ -237,7 +237,7 @@ def test_checking_an_ir_imports_no_adk():
 
     code = (
         "import sys\n"
-        "from adk_fluent.ir import LlmAgentNode, SequentialAgentNode\n"
+        "from adk_fluent.ir.nodes import LlmAgentNode, SequentialAgentNode\n"
         "from adk_fluent import check_contracts\n"
         "ir = SequentialAgentNode(name='p', children=(\n"
         "    LlmAgentNode(name='a', output_key='k', writes_keys=frozenset({'k'})),\n"

@@ -27,7 +27,7 @@ from adk_fluent import (
     timeout,
     until,
 )
-from adk_fluent.contracts import registered_checks
+from adk_fluent import registered_checks
 
 NAMES = ["a", "b", "c", "d", "e", "f"]
 KEYS = ["intent", "draft", "docs", "item", "temp:scratch", "user:tier", "app:flag", "x"]
@@ -194,7 +194,7 @@ CODES = {code for spec in registered_checks() for code in spec.codes}
 )
 def test_checker_never_crashes(expr, schema, initial, target):
     report = check_contracts(expr, schema, initial_keys=initial, target_adk=target)
-    mode = expr._meta.get("visibility_mode")  # the IR does not carry the builder's mode
+    mode = expr.options.visibility_mode  # the IR does not carry the builder's mode
     again = check_contracts(
         expr.to_ir(), schema, initial_keys=initial, target_adk=target, visibility_mode=mode
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from adk_fluent import Agent, Fallback, FanOut, Loop, Pipeline, until
-from adk_fluent.ir import (
+from adk_fluent.ir.nodes import (
     FallbackNode,
     LlmAgentNode,
     LoopAgentNode,

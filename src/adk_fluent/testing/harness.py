@@ -6,7 +6,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..events import AgentEvent, final_text
+from adk_fluent.run.events import AgentEvent, final_text
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import BuildError, did_you_mean
-from ..ir import LlmAgentNode, Node, walk
-from .scripted import ScriptedModel
+from adk_fluent.errors import BuildError, did_you_mean
+from adk_fluent.ir.nodes import LlmAgentNode, Node, walk
+from adk_fluent.testing.scripted import ScriptedModel
 
 
 class MockBackend:

@@ -14,7 +14,7 @@ import pytest
 
 @pytest.fixture
 def mock_adk() -> Iterator[Callable[[Mapping[str, Any]], Any]]:
-    from .mock import MockBackend
+    from adk_fluent.testing.mock import MockBackend
 
     made: list[MockBackend] = []
 

@@ -20,7 +20,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 from pydantic import PrivateAttr
 
-from ..errors import ScriptError
+from adk_fluent.errors import ScriptError
 
 SHARED = "*"  # the script used by agents that have none of their own (single-agent tests)
 

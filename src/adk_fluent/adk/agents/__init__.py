@@ -1,0 +1,1 @@
+"""Module-level ADK agents (BaseAgent subclasses) for adk-fluent's own nodes."""

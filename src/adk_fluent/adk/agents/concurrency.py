@@ -1,0 +1,129 @@
+"""Module-level ADK agents that run children concurrently or against a clock: timeout and race."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from google.adk.agents.base_agent import BaseAgent
+from google.adk.events.event import Event
+
+from adk_fluent.adk.agents.steps import make_event
+
+_DONE = object()
+
+
+class TimeoutAgent(BaseAgent):
+    """Runs its one sub-agent under a deadline; on expiry cancels it and emits an error event.
+
+    The child runs in its own task and hands over one event at a time, waiting until the
+    runner has taken it (and persisted it) before going on, exactly as if run inline.
+    """
+
+    seconds: float
+
+    async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.seconds
+        handoff: asyncio.Queue[Any] = asyncio.Queue(maxsize=1)
+        taken = asyncio.Event()
+
+        async def produce() -> None:
+            try:
+                async for event in self.sub_agents[0].run_async(ctx):
+                    taken.clear()
+                    await handoff.put(event)
+                    await taken.wait()
+            except BaseException as error:  # hand errors (not cancellation) to the consumer
+                if isinstance(error, asyncio.CancelledError):
+                    raise
+                await handoff.put(error)
+                return
+            await handoff.put(_DONE)
+
+        task = asyncio.create_task(produce())
+        try:
+            while True:
+                remaining = deadline - loop.time()
+                try:
+                    item = await asyncio.wait_for(handoff.get(), timeout=max(remaining, 0))
+                except TimeoutError:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
+                    yield make_event(
+                        ctx,
+                        self.name,
+                        error=(
+                            "TIMEOUT",
+                            f"step '{self.sub_agents[0].name}' timed out after {self.seconds:g}s and was cancelled",
+                        ),
+                    )
+                    return
+                if item is _DONE:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+                taken.set()
+        finally:
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+
+async def run_on_private_copy(
+    child: BaseAgent, ctx: Any, seed: dict[str, Any] | None = None
+) -> list[Event]:
+    """Run `child` against a deep copy of the session (plus `seed` state) and return its events.
+
+    The copy receives each event as the runner would apply it (history and state delta), so
+    multi-step agents (tool calls) see their own progress; the real session sees nothing until
+    the caller yields the returned events.
+    """
+    private = ctx.session.model_copy(deep=True)
+    private.state.update(seed or {})
+    child_ctx = ctx.model_copy(update={"session": private})
+    events: list[Event] = []
+    async for event in child.run_async(child_ctx):
+        if not event.partial:
+            private.events.append(event)
+            for key, value in (event.actions.state_delta or {}).items():
+                private.state[key] = value
+        events.append(event)
+    return events
+
+
+class RaceAgent(BaseAgent):
+    """Runs sub-agents concurrently, each against a private copy of the session; the first to
+    finish without error wins: its events (and so its output and state) go to the real session,
+    the others are cancelled and leave nothing behind. If all fail, the last error is raised."""
+
+    async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
+        pending = {
+            asyncio.create_task(run_on_private_copy(child, ctx)) for child in self.sub_agents
+        }
+        last_error: BaseException | None = None
+        winner: list[Event] | None = None
+        try:
+            while pending and winner is None:
+                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    if task.exception() is None:
+                        winner = task.result()
+                        break
+                    last_error = task.exception()
+        finally:
+            for task in pending:
+                task.cancel()
+            for task in pending:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        if winner is None:
+            assert last_error is not None
+            raise last_error
+        for event in winner:
+            yield event

@@ -1,0 +1,299 @@
+"""IR -> native ADK agents: the Compiler, a NodeVisitor with one case per node type.
+
+Generated nodes compile through the generated compile table (only the fields the user set);
+adk-fluent's own nodes compile to the module-level agents in `adk.agents`. ADK's validation
+errors come back as BuildErrors naming the agent and the field.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from adk_fluent_generated.compile_cases import compile_kwargs
+
+from adk_fluent.adk.compat import (
+    callbacks_bind_positionally,
+    installed_class,
+    quiet_workflow_deprecation,
+    workflow_agents_warn,
+)
+from adk_fluent.errors import BuildError, DuplicateNameError, EmptyCompositeError
+from adk_fluent.ir.nodes import (
+    FallbackNode,
+    GateNode,
+    LlmAgentNode,
+    LoopAgentNode,
+    MapOverNode,
+    Node,
+    NodeVisitor,
+    ParallelAgentNode,
+    RaceNode,
+    RouteNode,
+    SequentialAgentNode,
+    TapNode,
+    TimeoutNode,
+    TransformNode,
+    UntilNode,
+    body_output_key,
+    iter_paths,
+)
+from adk_fluent.ir.state_keys import gate_state_key
+
+# ADK 1.x calls agent callbacks with keyword arguments (callback_context=..., llm_request=...);
+# 2.x binds them by keyword when the names fit and positionally (in this order) otherwise. We
+# give 1.x the same rule, so `def cb(ctx, request)` works on every supported ADK.
+_CALLBACK_PARAM_ORDER = (
+    "tool",
+    "args",
+    "tool_context",
+    "response",
+    "tool_response",
+    "callback_context",
+    "llm_request",
+    "llm_response",
+    "error",
+)
+
+# agent name -> the model to use instead (scripted models), or None for the agent's own
+ModelFor = Callable[[str], Any]
+
+
+def check_names(root: Node) -> None:
+    """Every agent name must be unique in one tree: ADK finds agents (and transfers) by name.
+
+    Zero-cost steps (state steps, taps, loop checks) are exempt: compile makes their names unique.
+    """
+    seen: dict[str, tuple[str, ...]] = {}
+    for path, node in iter_paths(root):
+        if node.ZERO_COST:
+            continue
+        if node.name in seen:
+            first = " > ".join(seen[node.name])
+            second = " > ".join(path)
+            raise DuplicateNameError(
+                f"the name is used twice in one tree: at {first} and at {second}",
+                agent=node.name,
+                field="name",
+                hint=f"rename one, e.g. with .clone('{node.name}_2'), or name composites with .named(...).",
+            )
+        seen[node.name] = path
+
+
+def _validation_error(node: Node, error: Any) -> BuildError:
+    problems = []
+    field = None
+    for item in error.errors():
+        loc = ".".join(str(p) for p in item.get("loc", ()))
+        field = field or (loc.split(".")[0] if loc else None)
+        value = item.get("input")
+        shown = repr(value) if not isinstance(value, dict) else "{...}"
+        problems.append(f"{item.get('msg')} (got {shown[:80]})" if loc else str(item.get("msg")))
+    return BuildError(
+        "; ".join(problems),
+        agent=node.name,
+        field=field,
+        hint=f"ADK's {getattr(node, 'ADK_CLASS', 'agent')} rejected this value; see the setter's docstring for the accepted type.",
+    )
+
+
+def _bind_like_adk2(fn: Callable[..., Any]) -> Callable[..., Any]:
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return fn
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError:
+            ordered = sorted(kwargs.items(), key=lambda item: _param_rank(item[0]))
+            return fn(*args, *(value for _, value in ordered))
+        return fn(*args, **kwargs)
+
+    return call
+
+
+def _param_rank(name: str) -> int:
+    return (
+        _CALLBACK_PARAM_ORDER.index(name)
+        if name in _CALLBACK_PARAM_ORDER
+        else len(_CALLBACK_PARAM_ORDER)
+    )
+
+
+def _adapt_callbacks(kwargs: dict[str, Any]) -> None:
+    if callbacks_bind_positionally():
+        return
+    for field, value in kwargs.items():
+        if field.endswith("_callback") and value is not None:
+            kwargs[field] = (
+                [_bind_like_adk2(f) for f in value]
+                if isinstance(value, list)
+                else _bind_like_adk2(value)
+            )
+
+
+def _install_context(node: LlmAgentNode, kwargs: dict[str, Any]) -> None:
+    """A C spec becomes the first before-model callback, which sets the request's contents."""
+    if not node.context.needs_view:
+        return
+    if "include_contents" in kwargs:
+        raise BuildError(
+            "both .context(...) and .include_contents(...) are set",
+            agent=node.name,
+            field="include_contents",
+            hint="use one: C.none() replaces include_contents='none'.",
+        )
+    from adk_fluent.adk.context_view import ContextView
+
+    existing = kwargs.get("before_model_callback")
+    callbacks = [] if existing is None else existing if isinstance(existing, list) else [existing]
+    kwargs["before_model_callback"] = [ContextView(node.context, node.name), *callbacks]
+
+
+def _gate_keys(node: Node) -> tuple[str, ...]:
+    return tuple(gate_state_key(n.name) for n in node.walk() if n.PAUSES_RUN)
+
+
+class Compiler(NodeVisitor[Any]):
+    """One compilation: model overrides and unique names for repeated zero-cost steps."""
+
+    def __init__(self, root: Node, model_for: ModelFor | None) -> None:
+        self.model_for = model_for
+        self.taken = {n.name for n in root.walk() if not n.ZERO_COST}
+        self.renamed: dict[str, str] = {}  # compiled name -> IR name, for repeated zero-cost steps
+
+    def unique(self, name: str) -> str:
+        candidate, counter = name, 2
+        while candidate in self.taken:
+            candidate, counter = f"{name}_{counter}", counter + 1
+        self.taken.add(candidate)
+        self.renamed[candidate] = name
+        return candidate
+
+    def children(self, node: Node) -> list[Any]:
+        return [self.visit(child) for child in node.children]
+
+    def compile(self, node: Node) -> Any:
+        """Compile one IR node (and its children) into a native ADK agent."""
+        return self.visit(node)
+
+    # -- ADK's own agent classes -------------------------------------------------------------
+    def _adk_agent(self, node: Any) -> Any:
+        from pydantic import ValidationError
+
+        class_name = node.ADK_CLASS
+        if not node.children and class_name != "LlmAgent":
+            raise EmptyCompositeError(f"{class_name} has no sub-agents", agent=node.name)
+        kwargs = compile_kwargs(class_name, node, self.children(node))
+        _adapt_callbacks(kwargs)
+        if isinstance(node, LlmAgentNode):
+            if node.context is not None:
+                _install_context(node, kwargs)
+            model = self.model_for(node.name) if self.model_for is not None else None
+            if model is not None:
+                kwargs["model"] = model
+        try:
+            cls = installed_class(class_name)
+            if class_name == "LlmAgent" or not workflow_agents_warn():
+                return cls(**kwargs)
+            with quiet_workflow_deprecation():
+                return cls(**kwargs)
+        except ValidationError as error:
+            raise _validation_error(node, error) from None
+
+    def visit_llm_agent(self, node: LlmAgentNode) -> Any:
+        return self._adk_agent(node)
+
+    def visit_sequential_agent(self, node: SequentialAgentNode) -> Any:
+        keys = tuple(_gate_keys(child) for child in node.children)
+        if not any(keys):
+            return self._adk_agent(node)
+        # a sequence with a gate inside: it stops while the gate waits and resumes at the gate
+        from adk_fluent.adk.agents.flow import GatedSequenceAgent
+
+        return GatedSequenceAgent(name=node.name, sub_agents=self.children(node), gate_keys=keys)
+
+    def visit_parallel_agent(self, node: ParallelAgentNode) -> Any:
+        return self._adk_agent(node)
+
+    def visit_loop_agent(self, node: LoopAgentNode) -> Any:
+        return self._adk_agent(node)
+
+    # -- adk-fluent's own nodes ----------------------------------------------------------------
+    def visit_fallback(self, node: FallbackNode) -> Any:
+        from adk_fluent.adk.agents.steps import FallbackAgent
+
+        return FallbackAgent(name=node.name, sub_agents=self.children(node))
+
+    def visit_until(self, node: UntilNode) -> Any:
+        from adk_fluent.adk.agents.steps import UntilCheckAgent
+
+        return UntilCheckAgent(name=self.unique(node.name), predicate=node.predicate)
+
+    def visit_transform(self, node: TransformNode) -> Any:
+        from adk_fluent.adk.agents.steps import StateStepAgent
+
+        return StateStepAgent(name=self.unique(node.name), step=node.step)
+
+    def visit_tap(self, node: TapNode) -> Any:
+        from adk_fluent.adk.agents.steps import TapAgent
+
+        return TapAgent(name=self.unique(node.name), fn=node.fn)
+
+    def visit_route(self, node: RouteNode) -> Any:
+        from adk_fluent.adk.agents.flow import RouteAgent
+
+        return RouteAgent(
+            name=node.name,
+            key=node.key,
+            rules=node.rules,
+            has_otherwise=node.has_otherwise,
+            normalize=node.normalize,
+            sub_agents=self.children(node),
+        )
+
+    def visit_map_over(self, node: MapOverNode) -> Any:
+        from adk_fluent.adk.agents.flow import MapOverAgent
+
+        return MapOverAgent(
+            name=node.name,
+            list_key=node.list_key,
+            item_key=node.item_key,
+            output_key=node.output_key,
+            body_output_key=body_output_key(node.children[0]),
+            concurrency=node.concurrency,
+            sub_agents=self.children(node),
+        )
+
+    def visit_gate(self, node: GateNode) -> Any:
+        from adk_fluent.adk.agents.flow import APPROVE_WORDS, REJECT_WORDS, GateAgent
+
+        return GateAgent(
+            name=node.name,
+            predicate=node.predicate,
+            message=node.message,
+            state_key=gate_state_key(node.name),
+            approve_words=node.approve_words or APPROVE_WORDS,
+            reject_words=node.reject_words or REJECT_WORDS,
+        )
+
+    def visit_timeout(self, node: TimeoutNode) -> Any:
+        from adk_fluent.adk.agents.concurrency import TimeoutAgent
+
+        return TimeoutAgent(name=node.name, seconds=node.seconds, sub_agents=self.children(node))
+
+    def visit_race(self, node: RaceNode) -> Any:
+        from adk_fluent.adk.agents.concurrency import RaceAgent
+
+        return RaceAgent(name=node.name, sub_agents=self.children(node))
+
+
+def compile_tree(root: Node, model_for: ModelFor | None = None) -> Any:
+    """Check the tree, then compile it to the native ADK root agent."""
+    check_names(root)
+    return Compiler(root, model_for).compile(root)

@@ -1,0 +1,1 @@
+"""ADK plugins adk-fluent attaches to the Apps it builds."""

@@ -1,0 +1,1 @@
+"""The analysis room: reads the IR only. Visibility inference, the contract checker, mermaid."""

@@ -1,0 +1,201 @@
+"""`check_tree`: run every registered check over an IR tree (the API's check_contracts calls it)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import cached_property
+from typing import Any
+
+from adk_fluent.analysis.contracts.dataflow import YES, DataflowResult, ReadRecord, analyse
+from adk_fluent.analysis.contracts.effects import REF_CHANNELS
+from adk_fluent.analysis.contracts.registry import select_checks
+from adk_fluent.analysis.contracts.report import (
+    SEVERITIES,
+    ContractReport,
+    Issue,
+    Satisfied,
+    Severity,
+)
+from adk_fluent.errors import ContractError, did_you_mean
+from adk_fluent.ir.nodes import LlmAgentNode, Node, iter_paths, walk
+from adk_fluent.ir.options import StrictOptions
+
+
+class CheckContext:
+    """What a check sees: the IR, the data-flow analysis, the schema and the options."""
+
+    def __init__(
+        self,
+        root: Node,
+        *,
+        installed_adk: str,
+        schema: Any = None,
+        initial_keys: Iterable[str] = (),
+        target_adk: str | None = None,
+        visibility_mode: str | None = None,
+    ) -> None:
+        self.root = root
+        self.schema = schema
+        self.initial_keys = frozenset(initial_keys)
+        self.installed_adk = target_adk is None
+        self.target_version = target_adk or installed_adk
+        self.target_major = int(self.target_version.split(".", 1)[0])
+        self.visibility_mode = visibility_mode or "annotated"
+
+    @cached_property
+    def flow(self) -> DataflowResult:
+        """The abstract run (computed once, shared by every check)."""
+        return analyse(self.root, self.initial_keys)
+
+    @cached_property
+    def visibility(self) -> dict[str, str]:
+        """user / internal / zero_cost for every node, by name."""
+        from adk_fluent.analysis.visibility import infer_visibility
+
+        return dict(infer_visibility(self.root))
+
+    @cached_property
+    def schema_keys(self) -> frozenset[str]:
+        """Every key the schema declares (empty without a schema)."""
+        keys = getattr(self.schema, "keys", None)
+        return frozenset(keys()) if callable(keys) else frozenset()
+
+    @cached_property
+    def known_keys(self) -> frozenset[str]:
+        """Every key written anywhere, declared initial, or declared by the schema."""
+        return frozenset(self.flow.writers) | self.initial_keys | self.schema_keys
+
+    @cached_property
+    def order(self) -> dict[str, int]:
+        """Tree order of every node path (issues are sorted by it)."""
+        return {"/".join(path): index for index, (path, _) in enumerate(iter_paths(self.root))}
+
+    @property
+    def version_label(self) -> str:
+        """'google-adk 1.25.0 (installed)' or the targeted version."""
+        suffix = " (installed)" if self.installed_adk else ""
+        return f"google-adk {self.target_version}{suffix}"
+
+    def llm_agents(self) -> list[LlmAgentNode]:
+        """Every LLM agent in the tree (delegates included), in tree order."""
+        return [node for node in walk(self.root) if isinstance(node, LlmAgentNode)]
+
+    def path_of(self, node: Any) -> str:
+        """The path of a node (or node name) from the root, names joined by '/'."""
+        name = node if isinstance(node, str) else getattr(node, "name", str(node))
+        return self.flow.paths.get(name, name)
+
+    def suggest(self, key: str, among: Iterable[str] | None = None) -> str | None:
+        """A did-you-mean for a key, among the known keys (or `among`)."""
+        candidates = set(self.known_keys if among is None else among) - {key}
+        return did_you_mean(key, candidates)
+
+    def issue(
+        self,
+        severity: Severity,
+        code: str,
+        node: Any,
+        key: str | None,
+        subject: str,
+        message: str,
+        hint: str,
+        *,
+        path: str | None = None,
+    ) -> Issue:
+        """Build an Issue; `node` is a node or a node name."""
+        name = node if isinstance(node, str) else getattr(node, "name", str(node))
+        return Issue(severity, code, name, path or self.path_of(name), key, subject, message, hint)
+
+
+def _satisfied(records: list[ReadRecord], subject: Any) -> tuple[Satisfied, ...]:
+    held = []
+    for record in records:
+        if record.fact.status != YES or not record.read.required:
+            continue
+        if record.read.channel in REF_CHANNELS or not record.fact.writers:
+            continue
+        writer = " and ".join(dict.fromkeys(w.via for w in record.fact.writers))
+        held.append(Satisfied(record.read.key, writer, subject(record), record.path))
+    return tuple(held)
+
+
+def check_tree(
+    root: Node,
+    *,
+    installed_adk: str,
+    schema: Any = None,
+    strict: bool = False,
+    initial_keys: Iterable[str] = (),
+    target_adk: str | None = None,
+    visibility_mode: str | None = None,
+    checks: Iterable[str] | None = None,
+) -> ContractReport:
+    """Check an IR tree before any model call; returns a ContractReport.
+
+    `installed_adk`: the google-adk version installed (the ADK room knows it); `target_adk`:
+    the version to judge version-specific behaviour by instead. See `check_contracts` in the
+    API for the other options.
+    """
+    from adk_fluent.analysis.contracts import checks as _builtin  # noqa: F401  (registers them)
+    from adk_fluent.analysis.contracts.checks.common import read_subject
+
+    context = CheckContext(
+        root,
+        installed_adk=installed_adk,
+        schema=schema,
+        initial_keys=initial_keys,
+        target_adk=target_adk,
+        visibility_mode=visibility_mode,
+    )
+    selected = select_checks(checks)
+    found: dict[tuple[str, str, str | None, str], Issue] = {}
+    for spec in selected:
+        for issue in spec.fn(context):
+            found.setdefault((issue.code, issue.path, issue.key, issue.subject), issue)
+    rank = {severity: index for index, severity in enumerate(SEVERITIES)}
+    order = context.order
+    issues = sorted(
+        found.values(),
+        key=lambda i: (rank[i.severity], order.get(i.path, len(order)), i.code, i.key or ""),
+    )
+    report = ContractReport(
+        root.name,
+        tuple(issues),
+        _satisfied(context.flow.records, read_subject),
+        context.target_version,
+        tuple(spec.name for spec in selected),
+    )
+    if strict and report.failing(strict=True):
+        raise ContractError(_refusal(report, strict=True), report)
+    return report
+
+
+def _refusal(report: ContractReport, *, strict: bool) -> str:
+    failing = report.failing(strict=strict)
+    what = "errors and warnings" if strict else "errors"
+    lines = [
+        f"contract check of '{report.root}' found {len(failing)} issue(s) ({what} fail it):",
+        *(issue.to_text() for issue in failing),
+        "hint: fix them; check_contracts(pipeline).to_text() shows the whole report.",
+    ]
+    return "\n".join(lines)
+
+
+def enforce_strict(
+    root: Node, options: StrictOptions, visibility_mode: str | None, installed_adk: str
+) -> None:
+    """What `.strict()` builds run: refuse to compile a tree whose contract check has errors."""
+    report = check_tree(
+        root,
+        installed_adk=installed_adk,
+        schema=options.schema,
+        initial_keys=options.initial_keys,
+        visibility_mode=visibility_mode,
+    )
+    if report.errors:
+        raise ContractError(
+            _refusal(report, strict=False).replace(
+                "hint: fix them;", "hint: fix them, or drop .strict() to build anyway;"
+            ),
+            report,
+        )

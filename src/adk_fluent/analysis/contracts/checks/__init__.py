@@ -1,0 +1,5 @@
+"""The built-in checks, one module per family; importing this package registers them."""
+
+from adk_fluent.analysis.contracts.checks import channels, context, outputs, state, types
+
+__all__ = ["channels", "context", "outputs", "state", "types"]

@@ -1,0 +1,834 @@
+"""Reads before writes over the whole IR: an abstract run of the pipeline.
+
+At every read it knows whether the key is set on every path (`yes`), on some (`maybe`) or on
+none (`no`), who may have set it, who deleted it and why it may be unset. It descends into every
+node kind with that kind's semantics:
+
+* sequence: in order. parallel: every branch from the same state, concurrently (a branch never
+  relies on a sibling's writes); race: alternatives on private copies, the winner's writes stay.
+* route: one branch, or none when no rule matches and there is no `.otherwise()`.
+* fallback: the next alternative runs after the previous one failed part-way.
+* timeout: the body may be cut off at any point. gate: the rest runs in a later turn, so `temp:`
+  values are gone. loop: the first iteration starts from the state before the loop; later ones
+  from the end of the previous iteration (a fixed point). map_over: like a loop that may run zero
+  times, with the item key set inside and cleared after.
+* an LLM agent's delegates: it either answers itself or transfers to one of them.
+
+Function steps are opaque: they may write any key, so a read they might satisfy is reported as
+unverifiable rather than as an error. Nothing here imports google.adk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from adk_fluent.analysis.contracts.effects import (
+    Read,
+    StepEffects,
+    Write,
+    agent_reads,
+    agent_writes,
+    is_set,
+    model_fields,
+    step_effects,
+)
+from adk_fluent.ir.nodes import (
+    FallbackNode,
+    GateNode,
+    LlmAgentNode,
+    LoopAgentNode,
+    MapOverNode,
+    Node,
+    NodeVisitor,
+    ParallelAgentNode,
+    RaceNode,
+    RouteNode,
+    SequentialAgentNode,
+    TapNode,
+    TimeoutNode,
+    TransformNode,
+    UntilNode,
+    body_output_key,
+    final_replier,
+)
+from adk_fluent.ir.state_keys import UNKNOWN, scope_of_key
+
+YES, MAYBE, NO = "yes", "maybe", "no"
+RANK = {NO: 0, MAYBE: 1, YES: 2}
+MAX_PASSES = 6  # loop fixed points settle in two or three passes; this bounds pathological ones
+
+
+@dataclass(frozen=True)
+class Writer:
+    """Who wrote a key, and how."""
+
+    node: str
+    path: str
+    via: str
+    kind: str
+    type: Any = field(default=UNKNOWN, compare=False, hash=False)
+    value: Any = field(default=UNKNOWN, compare=False, hash=False)
+    text: bool = False  # an agent's reply: it reaches later agents through history too
+
+
+INITIAL_WRITER = Writer("initial state", "", "initial_keys", "initial")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """What is known about one key at one point of the run."""
+
+    status: str
+    writers: tuple[Writer, ...] = ()
+    deleters: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # why it may be unset
+    turn_break: str | None = None  # the gate across which this temp: value is lost
+
+
+ABSENT = Fact(NO)
+
+
+@dataclass(frozen=True)
+class Unseen:
+    """An LLM reply kept only in history (no output key) that no later agent has seen yet."""
+
+    path: str
+    hidden_by: tuple[tuple[str, str], ...] = ()  # (agent, its view) that left the reply out
+
+
+@dataclass(frozen=True)
+class View:
+    """Which earlier agents' replies an LLM agent sees in its conversation history."""
+
+    history: (
+        str  # default | none | user_only | from_agents | exclude_agents | last_n_turns | adk_none
+    )
+    agents: tuple[str, ...] = ()
+    label: str = "the default history"
+
+    def shows(self, agent: str, latest: frozenset[str]) -> bool:
+        """Whether a reply by `agent` reaches this view (`latest`: the most recent speakers)."""
+        if self.history in ("default", "last_n_turns"):
+            return True
+        if self.history == "adk_none":  # ADK keeps what follows the latest other agent's reply
+            return agent in latest
+        if self.history == "from_agents":
+            return agent in self.agents
+        if self.history == "exclude_agents":
+            return agent not in self.agents
+        return False
+
+
+def _quoted(names: tuple[str, ...]) -> str:
+    return ", ".join(f'"{n}"' for n in names)
+
+
+def view_of(node: LlmAgentNode) -> View:
+    """The history view an LLM agent compiles to (its C spec, or include_contents)."""
+    spec = node.context
+    history = getattr(spec, "history", None)
+    if history is None:
+        if node.include_contents == "none":
+            return View("adk_none", label="include_contents='none'")
+        return View("default")
+    agents = tuple(getattr(spec, "agents", ()))
+    keys = tuple(getattr(spec, "state_keys", ()))
+    if history == "none" and keys and not getattr(spec, "history_set", True):
+        label = f"C.from_state({_quoted(keys)})"
+    elif history in ("from_agents", "exclude_agents"):
+        label = f"C.{history}({_quoted(agents)})"
+    elif history == "last_n_turns":
+        label = f"C.last_n_turns({getattr(spec, 'turns', 0)})"
+    else:
+        label = f"C.{history}()"
+    return View(history, agents, label)
+
+
+@dataclass(frozen=True)
+class Sibling:
+    """A concurrent branch that writes the key being read."""
+
+    kind: str  # parallel | race
+    scope: str  # the FanOut / race node
+    branch: str
+    via: str
+
+
+@dataclass
+class ReadRecord:
+    """One read, with the worst state of its key seen over every pass."""
+
+    node: str
+    path: str
+    kind: str  # agent | route | map_over | step | node
+    read: Read
+    fact: Fact
+    order: int
+    opaque: tuple[str, ...] = ()
+    siblings: tuple[Sibling, ...] = ()
+    first_iteration_of: str | None = None  # loop/map_over whose first iteration reads too early
+    concurrent_items: bool = False  # map_over items on private copies
+    handles_missing: bool = False  # a Route with .otherwise(): a missing key is a branch
+    view: View | None = None
+    speakers: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Concurrent branches that write one key: the last writer wins, in no fixed order."""
+
+    node: str
+    path: str
+    key: str
+    branches: tuple[tuple[str, str], ...]  # (branch, via)
+
+
+@dataclass(frozen=True)
+class Clobber:
+    """A map_over whose item key overwrites (and then clears) a key written before it."""
+
+    node: str
+    path: str
+    key: str
+    writers: tuple[str, ...]
+
+
+@dataclass
+class Env:
+    """The abstract state at one point of the run."""
+
+    facts: dict[str, Fact]
+    opaque: tuple[str, ...] = ()  # function steps on some path so far: they may write any key
+    unseen: dict[str, Unseen] = field(default_factory=dict)
+    speakers: frozenset[str] = frozenset()  # LLM agents whose reply is the latest
+
+    def copy(self) -> Env:
+        """A copy the caller may change (Facts themselves are immutable and shared)."""
+        return Env(dict(self.facts), self.opaque, dict(self.unseen), self.speakers)
+
+    def same(self, other: Env) -> bool:
+        """Whether two states are equal (a loop's fixed point is reached)."""
+        return (
+            self.facts == other.facts
+            and self.opaque == other.opaque
+            and self.unseen == other.unseen
+            and self.speakers == other.speakers
+        )
+
+
+def _union(*groups: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(dict.fromkeys(item for group in groups for item in group))
+
+
+def _either(labels: list[str]) -> str:
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " or " + labels[-1]
+
+
+def join(labeled: list[tuple[str, Env]], where: str) -> Env:
+    """The state after one of several paths (labelled for messages) was taken."""
+    if len(labeled) == 1:
+        return labeled[0][1]
+    envs = [env for _, env in labeled]
+    base = envs[0].facts
+    differing: set[str] = set()
+    for env in envs[1:]:  # paths share most Fact objects: find the keys where they differ
+        other = env.facts
+        if other is base:
+            continue
+        differing.update(k for k, f in other.items() if base.get(k) is not f)
+        differing.update(base.keys() - other.keys())
+    facts = dict(base)
+    for key in sorted(differing):
+        found = [env.facts.get(key, ABSENT) for env in envs]
+        first = found[0]
+        if all(f == first for f in found[1:]):
+            continue
+        statuses = {f.status for f in found}
+        status = YES if statuses == {YES} else NO if statuses == {NO} else MAYBE
+        notes = _union(*(f.notes for f in found))
+        if status == MAYBE:
+            set_on = [
+                label for (label, _), f in zip(labeled, found, strict=True) if f.status == YES
+            ]
+            unset_on = [
+                label for (label, _), f in zip(labeled, found, strict=True) if f.status != YES
+            ]
+            if set_on:  # this join's own explanation replaces earlier ones from the same place
+                notes = tuple(n for n in notes if not n.startswith(f"{where}:"))
+                notes = _union(notes, (f"{where}: set {_either(set_on)}, not {_either(unset_on)}",))
+        facts[key] = Fact(
+            status,
+            _union(*(f.writers for f in found)),
+            _union(*(f.deleters for f in found)),
+            notes,
+            next((f.turn_break for f in found if f.turn_break), None),
+        )
+    unseen: dict[str, Unseen] = {}
+    for env in envs:
+        for name, item in env.unseen.items():
+            if name in unseen:
+                item = replace(item, hidden_by=_union(unseen[name].hidden_by, item.hidden_by))
+            unseen[name] = item
+    return Env(
+        facts,
+        _union(*(env.opaque for env in envs)),
+        unseen,
+        frozenset().union(*(env.speakers for env in envs)),
+    )
+
+
+@dataclass
+class _LoopFrame:
+    label: str
+    body_keys: frozenset[str]
+    first: bool = True
+    concurrent_items: bool = False
+
+
+@dataclass
+class DataflowResult:
+    """Everything the checks need from one abstract run."""
+
+    records: list[ReadRecord]
+    writers: dict[str, list[Writer]]  # every key written anywhere, and by whom
+    read_keys: set[str]
+    opaque_readers: list[str]
+    conflicts: list[Conflict]
+    clobbers: list[Clobber]
+    unseen: dict[str, Unseen]
+    agents: dict[str, LlmAgentNode]
+    paths: dict[str, str]  # node name -> path of its first occurrence
+    output_schema_fields: dict[str, list[str]]  # field -> agents whose output_schema has it
+
+
+class Flow(NodeVisitor[Env]):
+    """One abstract run over an IR tree: one case per node type, each from the state before it
+    runs (`self._at`: the state, the node's path and that path joined) to the state after."""
+
+    def __init__(self, root: Node, initial_keys: frozenset[str] = frozenset()) -> None:
+        self.root = root
+        self.initial_keys = initial_keys
+        self.records: dict[tuple[str, str, str], ReadRecord] = {}
+        self.writers: dict[str, dict[tuple[str, str], Writer]] = {}
+        self.read_keys: set[str] = set()
+        self.opaque_readers: dict[str, str] = {}
+        self.conflicts: dict[tuple[str, str], Conflict] = {}
+        self.clobbers: dict[tuple[str, str], Clobber] = {}
+        self.scopes: list[dict[str, list[Sibling]]] = []
+        self.loops: list[_LoopFrame] = []
+        self._subtree: dict[int, dict[str, list[tuple[str, bool]]]] = {}
+        self._effects: dict[int, Any] = {}  # per node: its reads / writes, computed once
+        self._at: tuple[Env, tuple[str, ...], str] = (Env({}), (), "")
+
+    def run(self) -> DataflowResult:
+        """Run the whole tree from the initial state."""
+        facts = {key: Fact(YES, (INITIAL_WRITER,)) for key in sorted(self.initial_keys)}
+        end = self.visit_at(self.root, Env(facts), ())
+        agents: dict[str, LlmAgentNode] = {}
+        paths: dict[str, str] = {}
+        schema_fields: dict[str, list[str]] = {}
+        stack: list[tuple[Node, tuple[str, ...]]] = [(self.root, ())]
+        while stack:
+            node, parent = stack.pop()
+            path = (*parent, _name(node))
+            paths.setdefault(_name(node), "/".join(path))
+            if isinstance(node, LlmAgentNode):
+                agents.setdefault(node.name, node)
+                if is_set(node.output_schema):
+                    for name in model_fields(node.output_schema):
+                        schema_fields.setdefault(name, []).append(node.name)
+            stack.extend((child, path) for child in reversed(_children(node)))
+        return DataflowResult(
+            records=sorted(self.records.values(), key=lambda r: r.order),
+            writers={key: list(found.values()) for key, found in self.writers.items()},
+            read_keys=self.read_keys,
+            opaque_readers=list(self.opaque_readers.values()),
+            conflicts=list(self.conflicts.values()),
+            clobbers=list(self.clobbers.values()),
+            unseen=end.unseen,
+            agents=agents,
+            paths=paths,
+            output_schema_fields=schema_fields,
+        )
+
+    # -- traversal -----------------------------------------------------------------------------
+    def visit_at(self, node: Node, env: Env, parent: tuple[str, ...]) -> Env:
+        """The state after `node` runs from `env`."""
+        path = (*parent, node.name)
+        previous = self._at
+        self._at = (env, path, "/".join(path))
+        try:
+            return self.visit(node)
+        finally:
+            self._at = previous
+
+    def visit_llm_agent(self, node: LlmAgentNode) -> Env:
+        return self._agent(node, *self._at)
+
+    def visit_sequential_agent(self, node: SequentialAgentNode) -> Env:
+        return self._sequence(node, *self._at)
+
+    def visit_parallel_agent(self, node: ParallelAgentNode) -> Env:
+        return self._parallel(node, *self._at)
+
+    def visit_loop_agent(self, node: LoopAgentNode) -> Env:
+        return self._loop(node, *self._at)
+
+    def visit_fallback(self, node: FallbackNode) -> Env:
+        return self._fallback(node, *self._at)
+
+    def visit_race(self, node: RaceNode) -> Env:
+        return self._race(node, *self._at)
+
+    def visit_timeout(self, node: TimeoutNode) -> Env:
+        return self._timeout(node, *self._at)
+
+    def visit_route(self, node: RouteNode) -> Env:
+        return self._route(node, *self._at)
+
+    def visit_map_over(self, node: MapOverNode) -> Env:
+        return self._map_over(node, *self._at)
+
+    def visit_transform(self, node: TransformNode) -> Env:
+        return self._step(node, *self._at)
+
+    def visit_gate(self, node: GateNode) -> Env:
+        return self._gate(node, *self._at)
+
+    def visit_tap(self, node: TapNode) -> Env:
+        return self._opaque_reader(node, *self._at)
+
+    def visit_until(self, node: UntilNode) -> Env:
+        return self._opaque_reader(node, *self._at)
+
+    def _seq(self, children: tuple[Node, ...], env: Env, path: tuple[str, ...]) -> Env:
+        for child in children:
+            env = self.visit_at(child, env, path)
+        return env
+
+    def _sequence(self, node: Node, env: Env, path: tuple[str, ...], p: str) -> Env:
+        return self._seq(_children(node), env, path)
+
+    # -- writes and reads ----------------------------------------------------------------------
+    def _write(self, env: Env, node: Node, p: str, write: Write) -> None:
+        """Apply one write to `env` (which the caller owns)."""
+        writer = Writer(_name(node), p, write.via, write.kind, write.type, write.value, write.text)
+        old = env.facts.get(write.key, ABSENT)
+        if write.delete:
+            env.facts[write.key] = Fact(
+                NO, old.writers, _union(old.deleters, (write.via,)), old.notes
+            )
+            return
+        self.writers.setdefault(write.key, {}).setdefault((p, write.via), writer)
+        env.facts[write.key] = Fact(YES, (writer,))
+
+    def _read(
+        self,
+        node: Node,
+        kind: str,
+        p: str,
+        read: Read,
+        env: Env,
+        *,
+        view: View | None = None,
+        handles_missing: bool = False,
+    ) -> None:
+        if read.channel not in ("S.drop", "S.pick"):  # deleting a key is not using it
+            self.read_keys.add(read.key)
+        fact = env.facts.get(read.key, ABSENT)
+        siblings = tuple(s for scope in self.scopes for s in scope.get(read.key, ()))
+        frame = next((f for f in reversed(self.loops) if f.first and read.key in f.body_keys), None)
+        ident = (p, read.key, read.channel)
+        old = self.records.get(ident)
+        if old is not None and RANK[fact.status] >= RANK[old.fact.status]:
+            return
+        self.records[ident] = ReadRecord(
+            node=_name(node),
+            path=p,
+            kind=kind,
+            read=read,
+            fact=fact,
+            order=old.order if old is not None else len(self.records),
+            opaque=env.opaque,
+            siblings=siblings,
+            first_iteration_of=frame.label if frame is not None else None,
+            concurrent_items=frame.concurrent_items if frame is not None else False,
+            handles_missing=handles_missing,
+            view=view,
+            speakers=env.speakers,
+        )
+
+    # -- node kinds ----------------------------------------------------------------------------
+    def _agent_effects(self, node: LlmAgentNode) -> tuple[View, list[Read], list[Write]]:
+        cached = self._effects.get(id(node))
+        if cached is None:
+            reads = agent_reads(node, is_root=node is self.root)
+            cached = (view_of(node), reads, agent_writes(node))
+            self._effects[id(node)] = cached
+        return cached  # type: ignore[no-any-return]
+
+    def _step_effects(self, node: TransformNode) -> StepEffects:
+        cached = self._effects.get(id(node))
+        if cached is None:
+            cached = self._effects[id(node)] = step_effects(node)
+        return cached  # type: ignore[no-any-return]
+
+    def _agent(self, node: LlmAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+        view, reads, writes = self._agent_effects(node)
+        for read in reads:
+            self._read(node, "agent", p, read, env, view=view)
+        env = env.copy()
+        for name, item in list(env.unseen.items()):
+            if name == node.name:
+                continue
+            if view.shows(name, env.speakers):
+                del env.unseen[name]
+            else:
+                hidden = _union(item.hidden_by, ((node.name, view.label),))
+                env.unseen[name] = replace(item, hidden_by=hidden)
+        answered = env.copy()
+        for write in writes:
+            self._write(answered, node, p, write)
+        if not writes:  # its reply is all it passes on, and only through the conversation
+            answered.unseen[node.name] = Unseen(p)
+        answered.speakers = frozenset({node.name})
+        if not node.children:
+            return answered
+        ends = [(f"when '{node.name}' answers itself", answered)]
+        for delegate in node.children:
+            ends.append(
+                (
+                    f"when '{node.name}' transfers to '{_name(delegate)}'",
+                    self.visit_at(delegate, env, path),
+                )
+            )
+        return join(ends, f"agent '{node.name}'")
+
+    def _step(self, node: TransformNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+        effects = self._step_effects(node)
+        for read in effects.reads:
+            self._read(node, "step", p, read, env)
+        if effects.opaque_read:
+            self.opaque_readers.setdefault(p, node.name)
+        env = env.copy()
+        if effects.opaque_write and node.name not in env.opaque:
+            env.opaque = (*env.opaque, node.name)
+        if effects.keep_only is not None:
+            via = f"S.pick({_quoted(effects.keep_only)})"
+            for key, fact in list(env.facts.items()):
+                if key not in effects.keep_only and scope_of_key(key) == "session":
+                    if fact.status != NO:
+                        env.facts[key] = Fact(
+                            NO, fact.writers, _union(fact.deleters, (via,)), fact.notes
+                        )
+        for old, new in effects.renames:
+            via = f'S.rename({old}="{new}")'
+            moved = env.facts.get(old, ABSENT)
+            writer = Writer(node.name, p, via, "step")
+            self.writers.setdefault(new, {}).setdefault((p, via), writer)
+            env.facts[new] = Fact(
+                moved.status,
+                (writer,),
+                notes=moved.notes
+                + ((f'{via} moves it only when "{old}" is set',) if moved.status != YES else ()),
+                turn_break=moved.turn_break,
+            )
+            if moved.status != NO:
+                env.facts[old] = Fact(NO, moved.writers, _union(moved.deleters, (via,)))
+        for write in effects.writes:
+            self._write(env, node, p, write)
+        return env
+
+    def _opaque_reader(self, node: Node, env: Env, path: tuple[str, ...], p: str) -> Env:
+        self.opaque_readers.setdefault(p, _name(node))
+        return env
+
+    def _gate(self, node: GateNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+        self.opaque_readers.setdefault(p, node.name)
+        env = env.copy()
+        for key, fact in list(env.facts.items()):
+            if scope_of_key(key) == "temp" and fact.status != NO:
+                env.facts[key] = replace(
+                    fact,
+                    status=MAYBE,
+                    turn_break=node.name,
+                    notes=_union(
+                        fact.notes,
+                        (
+                            f"gate '{node.name}': when it asks for approval, what follows runs "
+                            "in a later turn, and temp: values do not outlive a turn",
+                        ),
+                    ),
+                )
+        return env
+
+    def _subtree_writes(self, node: Node) -> dict[str, list[tuple[str, bool]]]:
+        """Every key a subtree may write or delete: {key: [(how, is_delete), ...]}."""
+        cached = self._subtree.get(id(node))
+        if cached is not None:
+            return cached
+        found: dict[str, list[tuple[str, bool]]] = {}
+
+        def add(key: str, via: str, delete: bool = False) -> None:
+            found.setdefault(key, []).append((via, delete))
+
+        for item in node.walk():
+            if isinstance(item, LlmAgentNode):
+                for write in self._agent_effects(item)[2]:
+                    add(write.key, write.via)
+            elif isinstance(item, TransformNode):
+                effects = self._step_effects(item)
+                for write in effects.writes:
+                    add(write.key, write.via, write.delete)
+                for old, new in effects.renames:
+                    add(new, f'S.rename({old}="{new}")')
+                    add(old, f'S.rename({old}="{new}")', True)
+            elif isinstance(item, MapOverNode):
+                add(item.output_key, f'map_over("{item.list_key}") output')
+                add(item.item_key, f'map_over("{item.list_key}") item')
+        self._subtree[id(node)] = found
+        return found
+
+    def _concurrent(self, node: Node, kind: str, env: Env, path: tuple[str, ...]) -> list[Env]:
+        """Each child from `env`, knowing which keys its siblings write at the same time."""
+        children = _children(node)
+        writes = [self._subtree_writes(child) for child in children]
+        outs = []
+        for index, child in enumerate(children):
+            siblings: dict[str, list[Sibling]] = {}
+            for other, (sibling, keys) in enumerate(zip(children, writes, strict=True)):
+                if other == index:
+                    continue
+                for key, ways in keys.items():
+                    siblings.setdefault(key, []).extend(
+                        Sibling(kind, _name(node), _name(sibling), via) for via, _ in ways
+                    )
+            self.scopes.append(siblings)
+            try:
+                outs.append(self.visit_at(child, env, path))
+            finally:
+                self.scopes.pop()
+        if kind == "parallel":
+            self._find_conflicts(node, "/".join(path), children, writes)
+        return outs
+
+    def _find_conflicts(
+        self,
+        node: Node,
+        p: str,
+        children: tuple[Node, ...],
+        writes: list[dict[str, list[tuple[str, bool]]]],
+    ) -> None:
+        keys = dict.fromkeys(k for branch in writes for k in branch)
+        for key in keys:
+            branches = [
+                (_name(child), ways)
+                for child, branch in zip(children, writes, strict=True)
+                if (ways := branch.get(key))
+            ]
+            if len(branches) < 2 or all(d for _, ways in branches for _, d in ways):
+                continue
+            listed = tuple((name, via) for name, ways in branches for via, _ in ways)
+            self.conflicts.setdefault((p, key), Conflict(_name(node), p, key, listed))
+
+    def _parallel(self, node: ParallelAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+        if not node.children:
+            return env
+        outs = self._concurrent(node, "parallel", env, path)
+        merged = env.copy()
+        for key in dict.fromkeys(k for out in outs for k in out.facts):
+            base = env.facts.get(key)
+            changed = [out.facts.get(key, ABSENT) for out in outs if out.facts.get(key) is not base]
+            if not changed:
+                continue
+            if len(changed) == 1:
+                merged.facts[key] = changed[0]
+                continue
+            statuses = {f.status for f in changed}
+            status = YES if statuses == {YES} else NO if statuses == {NO} else MAYBE
+            merged.facts[key] = Fact(
+                status,
+                _union(*(f.writers for f in changed)),
+                _union(*(f.deleters for f in changed)),
+                _union(*(f.notes for f in changed))
+                + (
+                    (f"FanOut '{node.name}': its branches write and delete it concurrently",)
+                    if status == MAYBE
+                    else ()
+                ),
+            )
+        merged.opaque = _union(env.opaque, *(out.opaque for out in outs))
+        unseen = {
+            name: item
+            for name, item in env.unseen.items()
+            if all(name in out.unseen for out in outs)
+        }
+        for out in outs:
+            for name, item in out.unseen.items():
+                if name not in env.unseen:
+                    unseen[name] = item
+        merged.unseen = unseen
+        merged.speakers = frozenset().union(*(out.speakers for out in outs))
+        return merged
+
+    def _race(self, node: RaceNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+        if not node.children:
+            return env
+        outs = self._concurrent(node, "race", env, path)
+        ends = [
+            (f"when '{_name(child)}' wins", out)
+            for child, out in zip(node.children, outs, strict=True)
+        ]
+        return join(ends, f"race '{node.name}'")
+
+    def _fallback(self, node: FallbackNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+        where = f"fallback '{node.name}'"
+        entry, ends = env, []
+        for index, child in enumerate(node.children):
+            out = self.visit_at(child, entry, path)
+            ends.append((f"when '{_name(child)}' succeeds", out))
+            if index < len(node.children) - 1:  # the next one runs after this one failed
+                entry = join(
+                    [
+                        (f"if '{_name(child)}' failed after writing it", out),
+                        (f"if '{_name(child)}' failed before writing it", entry),
+                    ],
+                    where,
+                )
+        return join(ends, where) if ends else env
+
+    def _timeout(self, node: TimeoutNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+        out = self._seq(node.children, env, path)
+        return join(
+            [("when the body finishes in time", out), ("when it times out", env)],
+            f"timeout '{node.name}'",
+        )
+
+    def _route(self, node: RouteNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+        if any(rule.op == "when" for rule in node.rules):
+            self.opaque_readers.setdefault(p, node.name)
+        self._read(
+            node,
+            "route",
+            p,
+            Read(node.key, "route", True),
+            env,
+            handles_missing=node.has_otherwise,
+        )
+        ends = [
+            (f"in branch '{_name(child)}'", self.visit_at(child, env, path))
+            for child in node.children
+        ]
+        if not node.has_otherwise:
+            ends.append(("when no rule matches", env))
+        return join(ends, f'Route("{node.key}")')
+
+    def _iterate(self, step: Callable[[Env], Env], first: Env, where: str) -> tuple[Env, Env]:
+        """(the join of every iteration's end, the end of a later iteration) for a loop body."""
+        ends, out = first, first
+        for _ in range(MAX_PASSES):
+            out = step(ends)
+            grown = join([("after the first iteration", ends), ("after a later one", out)], where)
+            if grown.same(ends):
+                break
+            ends = grown
+        return ends, out
+
+    def _loop(self, node: LoopAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+        children = node.children
+        body_keys = frozenset(k for child in children for k in self._subtree_writes(child))
+        frame = _LoopFrame(f"loop '{node.name}'", body_keys)
+        self.loops.append(frame)
+        try:
+            first = self._seq(children, env, path)
+            limit = node.max_iterations if isinstance(node.max_iterations, int) else None
+            if limit == 1:
+                return first
+            frame.first = False
+            ends, later = self._iterate(
+                lambda state: self._seq(children, state, path), first, f"loop '{node.name}'"
+            )
+        finally:
+            self.loops.pop()
+        may_stop_early = limit is None or any(isinstance(c, UntilNode) for c in children)
+        return ends if may_stop_early else later
+
+    def _map_over(self, node: MapOverNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+        where = f"map_over '{node.name}'"
+        self._read(node, "map_over", p, Read(node.list_key, "map_over", True), env)
+        before = env.facts.get(node.item_key, ABSENT)
+        if before.status != NO and any(w.node != node.name for w in before.writers):
+            self.clobbers.setdefault(
+                (p, node.item_key),
+                Clobber(node.name, p, node.item_key, tuple(w.via for w in before.writers)),
+            )
+        item = Write(node.item_key, f'map_over("{node.list_key}") item', kind="map_over_item")
+
+        def with_item(state: Env) -> Env:
+            state = state.copy()
+            self._write(state, node, p, item)
+            return state
+
+        after = env
+        if node.children:
+            body = node.children[0]
+            collected = body_output_key(body)
+            if collected is not None:  # the map reads it after each item, into its output
+                self.read_keys.add(collected)
+            frame = _LoopFrame(
+                where,
+                frozenset(self._subtree_writes(body)),
+                concurrent_items=node.concurrency > 1,
+            )
+            replier = final_replier(body) if collected is None else None
+
+            def one_item(state: Env) -> Env:
+                out = self.visit_at(body, with_item(state), path)
+                if replier is not None and replier in out.unseen:
+                    out = out.copy()  # the map collects this agent's reply into its output
+                    del out.unseen[replier]
+                return out
+
+            self.loops.append(frame)
+            try:
+                ends = one_item(env)
+                if node.concurrency == 1:  # items run in order, each seeing the previous ones
+                    frame.first = False
+                    ends, _ = self._iterate(one_item, ends, where)
+            finally:
+                self.loops.pop()
+            after = join([("after the items", ends), ("when the list is empty", env)], where)
+        result = after.copy()
+        self._write(
+            result,
+            node,
+            p,
+            Write(node.output_key, f'map_over("{node.list_key}") output', list, kind="map_over"),
+        )
+        if env.facts.get(node.list_key, ABSENT).status == MAYBE:
+            fact = result.facts[node.output_key]
+            result.facts[node.output_key] = replace(
+                fact,
+                status=MAYBE,
+                notes=(f'{where} writes it only when "{node.list_key}" is a list',),
+            )
+        old = result.facts[node.item_key] if node.item_key in result.facts else ABSENT
+        result.facts[node.item_key] = Fact(
+            NO, old.writers, _union(old.deleters, (f"{where} (it clears its item key when done)",))
+        )
+        return result
+
+
+def _name(node: Node) -> str:
+    return node.name
+
+
+def _children(node: Node) -> tuple[Node, ...]:
+    return node.children
+
+
+def analyse(root: Node, initial_keys: frozenset[str] = frozenset()) -> DataflowResult:
+    """Run the abstract interpretation over `root`."""
+    return Flow(root, initial_keys).run()

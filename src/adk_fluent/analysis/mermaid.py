@@ -1,0 +1,182 @@
+"""Mermaid diagrams of an IR tree: control flow solid, data flow dashed and labelled with keys.
+
+Shapes: agents are boxes, state steps parallelograms, routes diamonds, gates hexagons, taps
+flags, map_over subroutine boxes, loops a hexagon head with a repeat edge, fan-out / fallback /
+race a small circle fork and join.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adk_fluent.ir.nodes import (
+    FallbackNode,
+    GateNode,
+    LlmAgentNode,
+    LoopAgentNode,
+    MapOverNode,
+    Node,
+    NodeVisitor,
+    ParallelAgentNode,
+    RaceNode,
+    RouteNode,
+    SequentialAgentNode,
+    TapNode,
+    TimeoutNode,
+    TransformNode,
+    UntilNode,
+)
+
+Ends = tuple[list[str], list[str]]  # the ids control flow enters and leaves a drawing by
+
+
+def _quote(text: str) -> str:
+    return text.replace('"', "'")
+
+
+def _rule_label(rule: Any) -> str:
+    if rule.op == "when":
+        return "when(...)"
+    return _quote(f"{rule.op} {rule.value!r}")
+
+
+class _Drawing(NodeVisitor[Ends]):
+    """Draws each node type; `visit(node)` returns the ids control flow enters and leaves by."""
+
+    def __init__(self) -> None:
+        self.lines = ["flowchart TD"]
+        self.ids: dict[int, str] = {}
+
+    def node_id(self, node: Node) -> str:
+        if id(node) not in self.ids:
+            self.ids[id(node)] = f"n{len(self.ids)}"
+        return self.ids[id(node)]
+
+    def box(self, node: Node, shape: str, label: str) -> Ends:
+        nid = self.node_id(node)
+        self.lines.append(f"    {nid}{shape.format(label=_quote(label))}")
+        return [nid], [nid]
+
+    def edge(self, sources: list[str], targets: list[str], arrow: str = "-->") -> None:
+        for src in sources:
+            for dst in targets:
+                self.lines.append(f"    {src} {arrow} {dst}")
+
+    def fork(self, node: Node, kind: str, arrow: str = "-->") -> Ends:
+        nid = self.node_id(node)
+        fork, join = f"{nid}_fork", f"{nid}_join"
+        self.lines += [f"    {fork}(({kind}))", f"    {join}(( ))"]
+        for child in node.children:
+            c_in, c_out = self.visit(child)
+            self.edge([fork], c_in, arrow)
+            self.edge(c_out, [join])
+        return [fork], [join]
+
+    def chain(self, children: tuple[Node, ...]) -> Ends:
+        first: list[str] = []
+        previous: list[str] = []
+        for index, child in enumerate(children):
+            c_in, c_out = self.visit(child)
+            if index == 0:
+                first = c_in
+            self.edge(previous, c_in)
+            previous = c_out
+        return first, previous
+
+    def visit_llm_agent(self, node: LlmAgentNode) -> Ends:
+        writes = f"<br/>writes: {', '.join(sorted(node.writes_keys))}" if node.writes_keys else ""
+        entry, exit_ = self.box(node, '["{label}"]', f"{node.name}{writes}")
+        for child in node.children:  # delegates: LLM-driven transfer
+            c_in, _ = self.visit(child)
+            self.edge(entry, c_in, "-. transfer .->")
+        return entry, exit_
+
+    def visit_transform(self, node: TransformNode) -> Ends:
+        return self.box(node, '[/"{label}"/]', f"{node.step.kind} {node.name}")
+
+    def visit_tap(self, node: TapNode) -> Ends:
+        return self.box(node, '>"{label}"]', f"tap {node.name}")
+
+    def visit_until(self, node: UntilNode) -> Ends:
+        return self.box(node, '{{{{"{label}"}}}}', "until?")
+
+    def visit_gate(self, node: GateNode) -> Ends:
+        return self.box(node, '{{{{"{label}"}}}}', f"gate: {node.message}")
+
+    def visit_sequential_agent(self, node: SequentialAgentNode) -> Ends:
+        return self.chain(node.children)
+
+    def visit_parallel_agent(self, node: ParallelAgentNode) -> Ends:
+        return self.fork(node, "parallel")
+
+    def visit_race(self, node: RaceNode) -> Ends:
+        return self.fork(node, "race")
+
+    def visit_fallback(self, node: FallbackNode) -> Ends:
+        return self.fork(node, "fallback", "-. try .->")
+
+    def visit_route(self, node: RouteNode) -> Ends:
+        entry, _ = self.box(node, '{{"{label}"}}', f"route {node.key}")
+        join = f"{entry[0]}_join"
+        self.lines.append(f"    {join}(( ))")
+        labels = [_rule_label(rule) for rule in node.rules] + (
+            ["otherwise"] if node.has_otherwise else []
+        )
+        for label, child in zip(labels, node.children, strict=False):
+            c_in, c_out = self.visit(child)
+            self.edge(entry, c_in, f'-- "{label}" -->')
+            self.edge(c_out, [join])
+        return entry, [join]
+
+    def visit_loop_agent(self, node: LoopAgentNode) -> Ends:
+        limit = f" x{node.max_iterations}" if isinstance(node.max_iterations, int) else ""
+        head, _ = self.box(node, '{{{{"{label}"}}}}', f"loop{limit}")
+        b_in, b_out = self.chain(node.children)
+        self.edge(head, b_in)
+        self.edge(b_out, head, "-. repeat .->")
+        return head, head
+
+    def visit_map_over(self, node: MapOverNode) -> Ends:
+        head, _ = self.box(node, '[["{label}"]]', f"map_over {node.list_key} -> {node.output_key}")
+        b_in, b_out = self.visit(node.children[0])
+        self.edge(head, b_in, "-- each item -->")
+        self.edge(b_out, head, "-. next .->")
+        return head, head
+
+    def visit_timeout(self, node: TimeoutNode) -> Ends:
+        head, _ = self.box(node, '(["{label}"])', f"timeout {node.seconds:g}s")
+        b_in, b_out = self.visit(node.children[0])
+        self.edge(head, b_in)
+        return head, b_out
+
+
+def to_mermaid(root: Node) -> str:
+    """A `flowchart TD` of the tree with data-flow edges from each key's writers to its readers.
+    Internal agents (their text is not the answer) are drawn dashed and grey."""
+    from adk_fluent.analysis.visibility import infer_visibility
+
+    drawing = _Drawing()
+    drawing.visit(root)
+    visibility = infer_visibility(root)
+    internal = [
+        drawing.ids[id(node)]
+        for node in root.walk()
+        if isinstance(node, LlmAgentNode)
+        and visibility.get(node.name) == "internal"
+        and id(node) in drawing.ids
+    ]
+    if internal:
+        drawing.lines.append("    classDef internal stroke-dasharray: 5 5,color:#666")
+        drawing.lines.append(f"    class {','.join(internal)} internal")
+    writers: dict[str, list[Node]] = {}
+    for node in root.walk():
+        for key in node.writes_keys:
+            writers.setdefault(key, []).append(node)
+    for node in root.walk():
+        for key in sorted(node.reads_keys):
+            for writer in writers.get(key, []):
+                if writer is not node and id(writer) in drawing.ids and id(node) in drawing.ids:
+                    drawing.lines.append(
+                        f"    {drawing.ids[id(writer)]} -. {key} .-> {drawing.ids[id(node)]}"
+                    )
+    return "\n".join(drawing.lines) + "\n"

@@ -1,0 +1,94 @@
+"""Who speaks to the user: visibility inferred from the topology, with developer overrides.
+
+Rules (spec v5.1 section 4.3; where the two spec documents differ on route branches, v5.1 wins):
+a node with a successor is `internal`, a node without one is `user`; a sequence gives every
+child but the last a successor; parallel, fallback, race, timeout and route branches inherit their
+parent's; loop and map_over bodies always have one (an iteration is never the answer); state
+steps, taps, routes and loop checks are `zero_cost` (they never speak); a gate speaks to the
+user. `.show()` / `.hide()` / `.transparent()` override, for a whole subtree when set on a
+composite. An LLM agent's delegates (transfer targets) take its place, so they inherit its
+visibility.
+
+Depth follows the event-system convention: depth 0 is what speaks to the user; internal work
+is one level deeper; a transfer keeps the caller's depth. The simplest UI shows depth 0 only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from adk_fluent.ir.nodes import LlmAgentNode, MapOverNode, Node, final_replier
+
+Visibility = Literal["user", "internal", "zero_cost"]
+Mode = Literal["annotated", "filtered"]
+
+
+@dataclass(frozen=True)
+class NodeVisibility:
+    """One node's visibility, depth and path from the root (names joined by '/')."""
+
+    visibility: Visibility
+    depth: int
+    path: str
+
+
+def _override(node: Node) -> Visibility | None:
+    value = node.visibility
+    return value if value in ("user", "internal") else None  # type: ignore[return-value]
+
+
+def _walk(
+    node: Node, has_successor: bool, forced: Visibility | None, path: tuple[str, ...]
+) -> Iterator[tuple[str, NodeVisibility]]:
+    """The one rule, read from each node's traits (SPEAKS, CHILDREN), for every node type."""
+    path = (*path, node.name)
+    forced = _override(node) or forced
+    if node.SPEAKS == "always":  # a gate: its question reaches the user even inside .hide()
+        visibility: Visibility = "user"
+    elif node.SPEAKS == "by_position":
+        visibility = forced or ("internal" if has_successor else "user")
+        forced = visibility  # delegates take this agent's place
+    else:
+        visibility = "zero_cost"  # composites and steps emit no text of their own
+    yield node.name, NodeVisibility(visibility, 0 if visibility == "user" else 1, "/".join(path))
+    children = node.children
+    last = len(children) - 1
+    for index, child in enumerate(children):
+        if node.CHILDREN == "sequence":
+            successor = has_successor or index < last
+        elif node.CHILDREN == "repeat":
+            successor = True  # an iteration is never the answer
+        else:  # branches and delegates take the node's own place
+            successor = has_successor
+        yield from _walk(child, successor, forced, path)
+
+
+def infer_visibility_table(root: Node) -> dict[str, NodeVisibility]:
+    """Visibility, depth and path of every node, by name."""
+    return dict(_walk(root, False, None, ()))
+
+
+def infer_visibility(root: Node) -> dict[str, Visibility]:
+    """`user`, `internal` or `zero_cost` for every node of the IR tree, by name."""
+    return {name: info.visibility for name, info in infer_visibility_table(root).items()}
+
+
+def silent_internal_agents(root: Node) -> list[str]:
+    """Internal LLM agents whose reply lands nowhere but history: no output key, and not the
+    agent whose final text a map_over collects. In filtered mode no client sees their text."""
+    table = infer_visibility_table(root)
+    collected = {
+        final_replier(node.children[0])
+        for node in root.walk()
+        if isinstance(node, MapOverNode) and node.children
+    }
+    return [
+        node.name
+        for node in root.walk()
+        if isinstance(node, LlmAgentNode)
+        and table[node.name].visibility == "internal"
+        and not isinstance(node.output_key, str)
+        and node.name not in collected
+    ]

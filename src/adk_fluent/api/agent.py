@@ -1,0 +1,193 @@
+"""`Agent`: the builder of an ADK LlmAgent, with adk-fluent's hand-written sugar."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Self
+
+from adk_fluent_generated.builder_bases import LlmAgentSetters
+from adk_fluent_generated.ir_nodes import LlmAgentNode
+
+from adk_fluent.api.expression import Expression
+from adk_fluent.api.state_schema import declare
+from adk_fluent.errors import BuildError
+from adk_fluent.ir.context_spec import ContextSpec
+from adk_fluent.ir.instruction_keys import template_keys
+
+
+def _schema_fields(model: Any) -> frozenset[str]:
+    fields = getattr(model, "model_fields", None)
+    return frozenset(fields) if isinstance(fields, dict) else frozenset()
+
+
+class Agent(Expression, LlmAgentSetters):
+    """An LLM agent. `Agent("name", "model").instruct("...")` compiles to ADK's `LlmAgent`."""
+
+    _ADK_CLASS = "LlmAgent"
+
+    def __init__(self, name: str, model: Any = None) -> None:
+        super().__init__(name)
+        self._delegates: tuple[Expression, ...] = ()
+        self._context: ContextSpec | None = None
+        self._produces: Any = None  # a pydantic model, or a DeclaredState from .writes()
+        self._consumes: Any = None  # a pydantic model, or a DeclaredState from .reads()
+        if model is not None:
+            self._fields = {"model": model}
+
+    # -- sugar ------------------------------------------------------------------------------
+    def instruct(self, instruction: str | Callable[..., Any]) -> Self:
+        """The agent's instruction: text with `{key}` / `{key?}` state templates, or a callable."""
+        if not isinstance(instruction, str) and not callable(instruction):
+            raise BuildError(
+                f"an instruction must be text or a callable, not {type(instruction).__name__}",
+                agent=self._name,
+                field="instruction",
+            )
+        return self._set_field("instruction", instruction)
+
+    def tool(
+        self, fn_or_tool: Any, *, require_confirmation: bool | Callable[..., bool] = False
+    ) -> Self:
+        """Add one tool: a function, an ADK tool or toolset. Optionally ask a person to confirm each call."""
+        if require_confirmation:
+            if not callable(fn_or_tool) or hasattr(fn_or_tool, "run_async"):
+                raise BuildError(
+                    "require_confirmation needs a plain function",
+                    agent=self._name,
+                    field="tools",
+                    hint="for an ADK tool object, construct it with require_confirmation yourself.",
+                )
+            from adk_fluent.adk.tools import confirmed_tool
+
+            fn_or_tool = confirmed_tool(fn_or_tool, require_confirmation)
+        elif (
+            not callable(fn_or_tool)
+            and not hasattr(fn_or_tool, "run_async")
+            and not hasattr(fn_or_tool, "get_tools")
+        ):
+            raise BuildError(
+                f"{fn_or_tool!r} is not a tool",
+                agent=self._name,
+                field="tools",
+                hint="pass a function, an ADK BaseTool or a BaseToolset.",
+            )
+        return self._append_field("tools", (fn_or_tool,))
+
+    def outputs(self, key: str) -> Self:
+        """Declare this agent's role as producing `key`: its final reply is stored in state[key]."""
+        if not isinstance(key, str) or not key:
+            raise BuildError(
+                "an output key must be a non-empty string", agent=self._name, field="output_key"
+            )
+        return self._set_field("output_key", key)
+
+    def delegate(self, *agents: Expression) -> Self:
+        """Agents this one may hand the conversation to (ADK's LLM-driven transfer)."""
+        for agent in agents:
+            if not isinstance(agent, Expression):
+                raise BuildError(
+                    f"can only delegate to builders, got {type(agent).__name__}",
+                    agent=self._name,
+                    field="sub_agents",
+                )
+        return self._copy(_delegates=(*self._delegates, *agents))
+
+    def context(self, spec: Any) -> Self:
+        """What conversation this agent sees: a C spec, e.g. `C.user_only() + C.from_state("intent")`."""
+        if not isinstance(spec, ContextSpec):
+            raise BuildError(
+                f"context() needs a C spec, got {type(spec).__name__}",
+                agent=self._name,
+                field="context",
+                hint="e.g. .context(C.user_only()).",
+            )
+        return self._copy(_context=spec)
+
+    def produces(self, model: type) -> Self:
+        """Declare the pydantic model this agent's output satisfies (its fields become written keys)."""
+        return self._copy(_produces=model)
+
+    def consumes(self, model: type) -> Self:
+        """Declare the pydantic model this agent reads from state (its fields become read keys)."""
+        return self._copy(_consumes=model)
+
+    def reads(self, *fields: Any) -> Self:
+        """Declare state keys this agent's tools or callbacks read: `.reads(Billing.intent)` or
+        `.reads("intent")` (checked by check_contracts; no effect at run time)."""
+        declared = declare(self._consumes, fields, agent=self._name, what="reads")
+        return self._copy(_consumes=declared)
+
+    def writes(self, *fields: Any) -> Self:
+        """Declare state keys this agent's tools or callbacks write: `.writes(Billing.ticket_id)`
+        or `.writes("ticket_id")` (checked by check_contracts; no effect at run time)."""
+        declared = declare(self._produces, fields, agent=self._name, what="writes")
+        return self._copy(_produces=declared)
+
+    def clone(self, new_name: str) -> Self:
+        """The same agent under another name (so both can sit in one tree)."""
+        other = type(self)(new_name)
+        return self._copy(_name=other.name)
+
+    # callback sugar: each accumulates onto ADK's *_callback field
+    def before_agent(self, fn: Callable[..., Any]) -> Self:
+        """Run `fn(callback_context)` before the agent; returning Content skips the agent."""
+        return self._add_callbacks("before_agent_callback", (fn,))
+
+    def after_agent(self, fn: Callable[..., Any]) -> Self:
+        """Run `fn(callback_context)` after the agent."""
+        return self._add_callbacks("after_agent_callback", (fn,))
+
+    def before_model(self, fn: Callable[..., Any]) -> Self:
+        """Run `fn(callback_context, llm_request)` before each model call; a response skips the call."""
+        return self._add_callbacks("before_model_callback", (fn,))
+
+    def after_model(self, fn: Callable[..., Any]) -> Self:
+        """Run `fn(callback_context, llm_response)` after each model call."""
+        return self._add_callbacks("after_model_callback", (fn,))
+
+    def on_model_error(self, fn: Callable[..., Any]) -> Self:
+        """Run `fn(callback_context, llm_request, error)` when the model call fails."""
+        return self._add_callbacks("on_model_error_callback", (fn,))
+
+    def before_tool(self, fn: Callable[..., Any]) -> Self:
+        """Run `fn(tool, args, tool_context)` before each tool call; a dict skips the call."""
+        return self._add_callbacks("before_tool_callback", (fn,))
+
+    def after_tool(self, fn: Callable[..., Any]) -> Self:
+        """Run `fn(tool, args, tool_context, result)` after each tool call."""
+        return self._add_callbacks("after_tool_callback", (fn,))
+
+    def on_tool_error(self, fn: Callable[..., Any]) -> Self:
+        """Run `fn(tool, args, tool_context, error)` when a tool raises."""
+        return self._add_callbacks("on_tool_error_callback", (fn,))
+
+    # -- IR ---------------------------------------------------------------------------------
+    def _build_ir(self) -> LlmAgentNode:
+        """The frozen IR node, with the state keys this agent reads and writes; only what was
+        set is passed (the node's class defaults stand for the rest)."""
+        fields = self._fields
+        required, optional = template_keys(fields.get("instruction"))
+        reads = required | optional
+        writes: frozenset[str] = frozenset()
+        if isinstance(fields.get("output_key"), str):
+            writes |= {fields["output_key"]}
+        writes |= _schema_fields(fields.get("output_schema"))
+        writes |= _schema_fields(self._produces)
+        reads |= _schema_fields(self._consumes)
+        extras: dict[str, Any] = {}
+        if self._context is not None:
+            reads |= self._context.reads_keys
+            extras["context"] = self._context
+        if self._delegates:
+            extras["children"] = tuple(agent.to_ir() for agent in self._delegates)
+        if reads:
+            extras["reads_keys"] = reads
+        if writes:
+            extras["writes_keys"] = writes
+        if self._produces is not None:
+            extras["produces_type"] = self._produces
+        if self._consumes is not None:
+            extras["consumes_type"] = self._consumes
+        if self._visibility is not None:
+            extras["visibility"] = self._visibility
+        return LlmAgentNode(self._name, **fields, **extras)

@@ -1,0 +1,221 @@
+"""BuilderBase: what a builder value is. Immutable, with field checks and typo hints, visibility
+and strictness choices, and the execution facade.
+
+A builder hands the engine its IR tree and its BuildOptions, never itself. How builders compose
+(`>> | * //`) is in `expression`, which every concrete builder derives from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, ClassVar, Self
+
+from adk_fluent.adk.compat import adk_version, installed_fields, versions_with_field
+from adk_fluent.errors import BuildError, FieldNotInstalledError, UnknownSetterError, did_you_mean
+from adk_fluent.ir.names import is_valid_name
+from adk_fluent.ir.nodes import Node
+from adk_fluent.ir.options import BuildOptions, ExecutionConfig, StrictOptions
+from adk_fluent.run.engine import ENGINE
+
+if TYPE_CHECKING:
+    from adk_fluent.run.events import AgentEvent
+
+
+def check_name(name: object, what: str = "agent") -> None:
+    """Refuse a name ADK would refuse, naming it and saying why."""
+    if not is_valid_name(name):
+        raise BuildError(
+            f"{name!r} is not a valid {what} name",
+            agent=str(name),
+            field="name",
+            hint="ADK agent names must be Python identifiers (letters, digits, underscores, "
+            "not starting with a digit) and must not be 'user'.",
+        )
+
+
+class BuilderBase:
+    """What every builder shares. Every method returns a new builder; none mutates."""
+
+    _ADK_CLASS: ClassVar[str] = ""
+    _GENERATED_SETTERS: ClassVar[frozenset[str]] = frozenset()
+
+    _name: str
+    _fields: dict[str, Any]  # ADK fields set through the (generated) setters
+    _visibility: str | None = None  # the developer's override: "user" | "internal" | None
+    _options: BuildOptions = BuildOptions()
+
+    def __init__(self, name: str) -> None:
+        check_name(name)
+        self._name = name
+        self._fields = {}
+
+    # -- immutability -------------------------------------------------------------------------
+    def _copy(self, **changes: Any) -> Self:
+        new = object.__new__(type(self))
+        state = dict(self.__dict__)
+        state.pop("_ir", None)  # the IR belongs to one value only
+        state.update(changes)
+        new.__dict__.update(state)
+        return new
+
+    @property
+    def name(self) -> str:
+        """The agent's (or composite's) name in the ADK tree."""
+        return self._name
+
+    # -- field setters used by the generated mixins --------------------------------------------
+    def _check_field(self, field: str) -> None:
+        if field in installed_fields(self._ADK_CLASS):
+            return
+        versions = versions_with_field(self._ADK_CLASS, field)
+        raise FieldNotInstalledError(
+            f"the installed google-adk {adk_version()} has no {self._ADK_CLASS}.{field}",
+            agent=self._name,
+            field=field,
+            hint=(
+                f"it exists in google-adk {', '.join(versions)}; upgrade google-adk to use it."
+                if versions
+                else "no scanned google-adk version has this field."
+            ),
+        )
+
+    def _set_field(self, field: str, value: Any) -> Self:
+        self._check_field(field)
+        return self._copy(_fields={**self._fields, field: value})
+
+    def _append_field(self, field: str, items: tuple[Any, ...]) -> Self:
+        self._check_field(field)
+        return self._copy(_fields={**self._fields, field: (*self._fields.get(field, ()), *items)})
+
+    def _add_callbacks(self, field: str, callbacks: tuple[Callable[..., Any], ...]) -> Self:
+        self._check_field(field)
+        for callback in callbacks:
+            if not callable(callback):
+                raise BuildError(
+                    f"expected a callable, got {type(callback).__name__}",
+                    agent=self._name,
+                    field=field,
+                    hint="pass a function or coroutine function.",
+                )
+        return self._copy(
+            _fields={**self._fields, field: (*self._fields.get(field, ()), *callbacks)}
+        )
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        candidates = [n for n in dir(type(self)) if not n.startswith("_")]
+        raise UnknownSetterError(
+            f"{type(self).__name__} has no method '{attr}'",
+            agent=self.__dict__.get("_name"),
+            field=attr,
+            hint=did_you_mean(attr, candidates)
+            or f"see help({type(self).__name__}) for its methods.",
+        )
+
+    # -- visibility and strictness -------------------------------------------------------------
+    def show(self) -> Self:
+        """Force this agent (or every agent in this composite) to be user-facing."""
+        return self._copy(_visibility="user")
+
+    # The spec's name for showing a whole composite (review, debugging, progressive UX).
+    transparent = show
+
+    def hide(self) -> Self:
+        """Force this agent (or every agent in this composite) to be internal.
+
+        Gates are the exception: their question always reaches the user (see docs/visibility.md).
+        """
+        return self._copy(_visibility="internal")
+
+    def filtered(self) -> Self:
+        """Clients receive only user-facing agents' text (internal text stays in history and state)."""
+        return self._copy(_options=replace(self._options, visibility_mode="filtered"))
+
+    def annotated(self) -> Self:
+        """Every event reaches the client, annotated with its visibility (the default)."""
+        return self._copy(_options=replace(self._options, visibility_mode="annotated"))
+
+    def strict(self, *, schema: Any = None, initial_keys: tuple[str, ...] = ()) -> Self:
+        """Refuse to build (build / to_app / run) while the contract check finds errors."""
+        strict = StrictOptions(schema, tuple(initial_keys))
+        return self._copy(_options=replace(self._options, strict=strict))
+
+    @property
+    def options(self) -> BuildOptions:
+        """What this expression asks of the whole build (visibility mode, strictness)."""
+        return self._options
+
+    # -- IR and execution facade ---------------------------------------------------------------
+    def to_ir(self) -> Node:
+        """The frozen IR tree of this expression (computed once per builder value)."""
+        ir: Node | None = self.__dict__.get("_ir")
+        if ir is None:
+            ir = self._build_ir()
+            self.__dict__["_ir"] = ir
+        return ir
+
+    def _build_ir(self) -> Node:
+        raise TypeError(f"{type(self).__name__} does not define _build_ir()")
+
+    def build(self, *, backend: Any = None) -> Any:
+        """Compile to the native ADK root agent (`backend=mock_backend(...)` installs scripted models)."""
+        return ENGINE.build(self.to_ir(), self._options, backend)
+
+    def to_app(self, config: ExecutionConfig | None = None, *, backend: Any = None) -> Any:
+        """Compile to a native ADK `App`: visibility plugin, the config's plugins, resumability,
+        compaction and run metadata applied."""
+        return ENGINE.to_app(self.to_ir(), self._options, config, backend)
+
+    def to_runner(self, config: ExecutionConfig | None = None, **services: Any) -> Any:
+        """A native ADK `Runner` for this expression (session/artifact/memory services optional)."""
+        return ENGINE.to_runner(self.to_ir(), self._options, config, **services)
+
+    async def run(self, prompt: Any, **options: Any) -> list[AgentEvent]:
+        """Run one turn; returns every event the client receives, as AgentEvents."""
+        return await ENGINE.run(self.to_ir(), self._options, prompt, **options)
+
+    def stream(self, prompt: Any, **options: Any) -> AsyncIterator[AgentEvent]:
+        """Run one turn, yielding AgentEvents as they happen."""
+        return ENGINE.stream(self.to_ir(), self._options, prompt, **options)
+
+    async def ask(self, prompt: Any, **options: Any) -> str:
+        """Run one turn; returns the final response text."""
+        return await ENGINE.ask(self.to_ir(), self._options, prompt, **options)
+
+    def ask_sync(self, prompt: Any, **options: Any) -> str:
+        """`ask()` for scripts without an event loop."""
+        return ENGINE.ask_sync(self.to_ir(), self._options, prompt, **options)
+
+    async def session(self, session_id: str, *, user_id: str = "user", **options: Any) -> Any:
+        """The stored ADK session (events and state), as the session store holds it."""
+        return await ENGINE.get_session(
+            self.to_ir(), self._options, session_id, user_id=user_id, **options
+        )
+
+    async def rewind(
+        self, session_id: str, before_invocation_id: str, *, user_id: str = "user", **options: Any
+    ) -> None:
+        """Rewind a session to before an invocation (ADK's Runner.rewind_async)."""
+        await ENGINE.rewind(
+            self.to_ir(),
+            self._options,
+            session_id,
+            before_invocation_id,
+            user_id=user_id,
+            **options,
+        )
+
+    def to_mermaid(self) -> str:
+        """A mermaid flowchart of the tree with data-flow edges (who writes what who reads)."""
+        from adk_fluent.analysis.mermaid import to_mermaid
+
+        return to_mermaid(self.to_ir())
+
+    def visualize(self) -> str:
+        """Alias of to_mermaid(), for notebooks and the CLI."""
+        return self.to_mermaid()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._name!r})"

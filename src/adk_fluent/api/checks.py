@@ -1,0 +1,62 @@
+"""`check_contracts`: the contract checker on what users hold (a builder, or its IR tree)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from adk_fluent.adk.compat import adk_version
+from adk_fluent.analysis.contracts import ContractReport, check_tree
+from adk_fluent.api.builder import BuilderBase
+from adk_fluent.errors import BuildError
+from adk_fluent.ir.nodes import Node
+from adk_fluent.ir.options import BuildOptions
+
+
+def _resolve(target: Any) -> tuple[Node, BuildOptions]:
+    if isinstance(target, BuilderBase):
+        return target.to_ir(), target.options
+    if isinstance(target, Node):
+        return target, BuildOptions()
+    raise BuildError(
+        f"check_contracts() needs a builder (Agent, Pipeline, ...) or its IR, "
+        f"not {type(target).__name__}",
+        field="pipeline",
+        hint="pass the expression itself, e.g. check_contracts(pipeline).",
+    )
+
+
+def check_contracts(
+    target: Any,
+    schema: Any = None,
+    strict: bool = False,
+    *,
+    initial_keys: Iterable[str] = (),
+    target_adk: str | None = None,
+    visibility_mode: str | None = None,
+    checks: Iterable[str] | None = None,
+) -> ContractReport:
+    """Check a pipeline (builder or IR) before any model call; returns a ContractReport.
+
+    `schema`: a StateSchema the state must follow. `initial_keys`: keys the app guarantees at
+    the start of a run. `target_adk`: the google-adk version to judge version-specific
+    behaviour by (default: the installed one). `strict=True` raises ContractError on errors
+    and warnings. `checks`: run only these registered checks. A builder's own `.strict(schema=,
+    initial_keys=)` and `.filtered()` apply too.
+    """
+    root, options = _resolve(target)
+    declared = options.strict
+    return check_tree(
+        root,
+        installed_adk=adk_version(),
+        schema=schema if schema is not None else (declared.schema if declared else None),
+        strict=strict,
+        initial_keys=(*initial_keys, *(declared.initial_keys if declared else ())),
+        target_adk=target_adk,
+        visibility_mode=visibility_mode or options.visibility_mode,
+        checks=checks,
+    )
+
+
+# The spec's other name for the same check (spec v5 section 10).
+check_all = check_contracts

@@ -1,0 +1,92 @@
+"""C: what conversation each agent sees. Specs are plain frozen values (ir/context_spec); the
+ADK room turns them into views (adk/context_view).
+
+    Agent("booker").instruct("Book it.").context(C.user_only() + C.from_state("intent"))
+
+A spec has a history filter (default / none / user_only / from_agents / exclude_agents /
+last_n_turns) and optional state blocks (`from_state`, `template`). `+` combines them: the
+later history filter wins, state blocks accumulate.
+"""
+
+from __future__ import annotations
+
+from adk_fluent.api.state_steps import S, StateStep
+from adk_fluent.errors import BuildError
+from adk_fluent.ir.context_spec import ContextSpec
+from adk_fluent.ir.steps import CaptureTurns
+
+
+def _names(names: tuple[str, ...], what: str) -> tuple[str, ...]:
+    if not names:
+        raise BuildError(f"{what} needs at least one name")
+    for name in names:
+        if not isinstance(name, str) or not name:
+            raise BuildError(f"{what} needs agent or key names (strings), got {name!r}")
+    return names
+
+
+class C:
+    """Context transforms: attach with `Agent(...).context(spec)`; combine with `+`."""
+
+    @staticmethod
+    def default() -> ContextSpec:
+        """ADK's full conversation history (what an agent sees without any spec)."""
+        return ContextSpec("default", history_set=True)
+
+    @staticmethod
+    def none() -> ContextSpec:
+        """No history: only this turn's user message (and the agent's own tool calls this turn).
+
+        Unlike ADK's include_contents='none', another agent's latest reply is not included.
+        """
+        return ContextSpec("none", history_set=True)
+
+    @staticmethod
+    def user_only() -> ContextSpec:
+        """The user's messages (with their images and files) and the agent's own replies; no other agent."""
+        return ContextSpec("user_only", history_set=True)
+
+    @staticmethod
+    def from_agents(*names: str) -> ContextSpec:
+        """The user's messages plus replies (and tool calls) of the named agents only."""
+        return ContextSpec("from_agents", agents=_names(names, "C.from_agents()"), history_set=True)
+
+    @staticmethod
+    def exclude_agents(*names: str) -> ContextSpec:
+        """The full history minus the named agents' events."""
+        return ContextSpec(
+            "exclude_agents", agents=_names(names, "C.exclude_agents()"), history_set=True
+        )
+
+    @staticmethod
+    def last_n_turns(n: int) -> ContextSpec:
+        """Only the last n turns (a turn starts at a user message)."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise BuildError(f"C.last_n_turns(n) needs a positive int, got {n!r}")
+        return ContextSpec("last_n_turns", turns=n, history_set=True)
+
+    @staticmethod
+    def from_state(*keys: str) -> ContextSpec:
+        """State values as a delimited context block; alone, it also means no history."""
+        return ContextSpec("none", state_keys=_names(keys, "C.from_state()"))
+
+    @staticmethod
+    def template(text: str) -> ContextSpec:
+        """A context block rendered from state: `{key}` required, `{key?}` optional."""
+        if not isinstance(text, str) or not text.strip():
+            raise BuildError("C.template(text) needs a non-empty template string")
+        return ContextSpec("default", templates=(text,))
+
+    @staticmethod
+    def capture(key: str) -> StateStep:
+        """Store the user's latest message in state[key] (the same step as S.capture)."""
+        return S.capture(key)
+
+    @staticmethod
+    def capture_turns(key: str, n: int = 5) -> StateStep:
+        """Store the last n turns, as 'author: text' lines, in state[key]."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise BuildError(f"C.capture_turns(key, n) needs a positive int n, got {n!r}")
+        if not isinstance(key, str) or not key:
+            raise BuildError(f"C.capture_turns(key, n) needs a state key name, got {key!r}")
+        return StateStep(CaptureTurns(key, n))

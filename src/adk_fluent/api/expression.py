@@ -1,0 +1,309 @@
+"""How builders compose: the operators (`>> | * //`, `.timeout()`), the composites they make
+(Pipeline, FanOut, Loop, Fallback, Timeout), and plain functions or S steps as steps.
+
+Every concrete builder derives from `Expression`.
+
+Operator precedence is Python's: `*` and `//` bind tighter than `>>`, which binds tighter than
+`|`. So `a >> b | c >> d` is `(a >> b) | (c >> d)` and `a // b >> c` is `(a // b) >> c`.
+`>>` and `|` are associative and flatten: `a >> b >> c` is one Pipeline of three steps.
+Only unnamed composites flatten; a composite given `name=` stays a unit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Self
+
+from adk_fluent_generated.builder_bases import (
+    LoopAgentSetters,
+    ParallelAgentSetters,
+    SequentialAgentSetters,
+)
+from adk_fluent_generated.ir_nodes import LoopAgentNode, ParallelAgentNode, SequentialAgentNode
+
+from adk_fluent.api.builder import BuilderBase, check_name
+from adk_fluent.errors import BuildError, EmptyCompositeError
+from adk_fluent.ir.names import slug
+from adk_fluent.ir.nodes import FallbackNode, TimeoutNode, TransformNode, UntilNode
+from adk_fluent.ir.steps import FunctionStep, Step
+
+
+class Expression(BuilderBase):
+    """A builder that composes. Precedence is Python's: `*` and `//` bind tighter than `>>`,
+    which binds tighter than `|`."""
+
+    def __rshift__(self, other: Any) -> Pipeline:
+        return _sequence(self, other)
+
+    def __rrshift__(self, other: Any) -> Pipeline:
+        return _sequence(other, self)
+
+    def __or__(self, other: Any) -> FanOut:
+        return _parallel(self, other)
+
+    def __ror__(self, other: Any) -> FanOut:
+        return _parallel(other, self)
+
+    def __mul__(self, other: Any) -> Loop:
+        return _loop(self, other)
+
+    def __rmul__(self, other: Any) -> Loop:
+        return _loop(self, other)
+
+    def __floordiv__(self, other: Any) -> Fallback:
+        return _fallback(self, other)
+
+    def timeout(self, seconds: float) -> Timeout:
+        """This step under a deadline: cancelled after `seconds`, with an error event saying so."""
+        return Timeout(self, seconds)
+
+
+class StateStep(Expression):
+    """A zero-cost step: no model call; compiles to one small ADK agent emitting a state delta."""
+
+    def __init__(self, step: Step, name: str | None = None) -> None:
+        super().__init__(name or step.default_name())
+        self._step = step
+
+    @property
+    def step(self) -> Step:
+        """The typed record of what this step does and which keys it reads and writes."""
+        return self._step
+
+    def named(self, name: str) -> Self:
+        """Rename the step (names show in events and diagrams)."""
+        check_name(name, "step")
+        return self._copy(_name=name)
+
+    def _build_ir(self) -> TransformNode:
+        return TransformNode(name=self._name, step=self._step)
+
+
+def function_step(fn: Callable[[Any], Any]) -> StateStep:
+    """A plain `fn(state) -> dict | None` as a step; the dict is merged into state."""
+    return StateStep(FunctionStep(fn))
+
+
+def _auto_name(prefix: str, steps: tuple[BuilderBase, ...]) -> str:
+    """A deterministic, readable name from the children's names (hashed when long)."""
+    names = [s.name for s in steps]
+    name = f"{prefix}__" + "__".join(names)
+    if len(name) <= 48:
+        return name
+    digest = hashlib.sha1("|".join(names).encode()).hexdigest()[:8]
+    return f"{prefix}__{names[0]}__{names[-1]}__{digest}"
+
+
+def as_step(value: Any, operator: str) -> Expression:
+    """A builder, or a plain function made a step; anything else is a clear error."""
+    if isinstance(value, Expression):
+        return value
+    if callable(value) and not isinstance(value, type):
+        return function_step(value)
+    raise BuildError(
+        f"cannot use {type(value).__name__} {value!r} with `{operator}`",
+        hint="compose Agent, Pipeline, FanOut, Loop or other adk-fluent builders.",
+    )
+
+
+class _Composite(Expression):
+    """Shared by composites: ordered children and an optional explicit name."""
+
+    _PREFIX = "composite"
+
+    def __init__(self, *steps: Any, name: str | None = None) -> None:
+        children = tuple(as_step(s, type(self).__name__) for s in steps)
+        if not children:
+            raise EmptyCompositeError(
+                f"{type(self).__name__} needs at least one step",
+                agent=name,
+                hint=f"pass agents: {type(self).__name__}(Agent('a'), Agent('b')).",
+            )
+        if name is not None:
+            super().__init__(name)
+        else:  # the auto name is computed on first use: `a >> b >> ...` chains stay linear
+            self._fields = {}
+        self._steps = children
+        self._named = name is not None
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr == "_name":
+            name = _auto_name(self._PREFIX, self._steps)
+            self.__dict__["_name"] = name
+            return name
+        return super().__getattr__(attr)
+
+    @property
+    def steps(self) -> tuple[Expression, ...]:
+        """The children, in order."""
+        return self._steps
+
+    def named(self, name: str) -> Self:
+        """Give the composite an explicit name (it then stays a unit under `>>` / `|`)."""
+        check_name(name)
+        return self._copy(_name=name, _named=True)
+
+    def _child_irs(self) -> tuple[Any, ...]:
+        return tuple(step.to_ir() for step in self._steps)
+
+
+class Pipeline(_Composite, SequentialAgentSetters):
+    """Run steps one after another (ADK's SequentialAgent). `a >> b` builds one."""
+
+    _ADK_CLASS = "SequentialAgent"
+    _PREFIX = "pipeline"
+
+    def _build_ir(self) -> SequentialAgentNode:
+        return SequentialAgentNode(
+            name=self._name,
+            **self._fields,
+            children=self._child_irs(),
+            visibility=self._visibility,
+        )
+
+
+class FanOut(_Composite, ParallelAgentSetters):
+    """Run branches concurrently (ADK's ParallelAgent). `a | b` builds one."""
+
+    _ADK_CLASS = "ParallelAgent"
+    _PREFIX = "fanout"
+
+    def _build_ir(self) -> ParallelAgentNode:
+        return ParallelAgentNode(
+            name=self._name,
+            **self._fields,
+            children=self._child_irs(),
+            visibility=self._visibility,
+        )
+
+
+@dataclass(frozen=True)
+class Until:
+    """A loop condition: `body * until(pred, max=5)` repeats until `pred(state)` is true."""
+
+    predicate: Callable[[Any], bool]
+    max: int = 10
+
+
+def until(predicate: Callable[[Any], bool], *, max: int = 10) -> Until:  # noqa: A002 - spec's name
+    """Loop condition for `body * until(pred, max=...)`: checked after every iteration."""
+    if not callable(predicate):
+        raise BuildError(
+            "until() needs a callable predicate taking the state",
+            hint="e.g. until(lambda state: state.get('done') == 'yes').",
+        )
+    if not isinstance(max, int) or max < 1:
+        raise BuildError(f"until(max=...) must be a positive int, got {max!r}")
+    return Until(predicate, max)
+
+
+class Loop(_Composite, LoopAgentSetters):
+    """Repeat a body (ADK's LoopAgent) up to `max_iterations`, or until a condition holds."""
+
+    _ADK_CLASS = "LoopAgent"
+    _PREFIX = "loop"
+
+    def __init__(
+        self,
+        *body: Any,
+        max_iterations: int | None = None,
+        until: Until | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(*body, name=name)
+        self._until = until
+        if until is not None and max_iterations is None:
+            max_iterations = until.max
+        if max_iterations is not None:
+            if not isinstance(max_iterations, int) or max_iterations < 1:
+                raise BuildError(
+                    f"max_iterations must be a positive int, got {max_iterations!r}",
+                    agent=self._name,
+                    field="max_iterations",
+                )
+            self._fields = {"max_iterations": max_iterations}
+
+    def _build_ir(self) -> LoopAgentNode:
+        children = self._child_irs()
+        if self._until is not None:
+            check = UntilNode(name=f"{self._name}__until", predicate=self._until.predicate)
+            children = (*children, check)
+        return LoopAgentNode(
+            name=self._name,
+            **self._fields,
+            children=children,
+            visibility=self._visibility,
+        )
+
+
+class Fallback(_Composite):
+    """Try children in order; the next runs only when the previous raised (`a // b`).
+
+    A failed child's events already streamed stay in the session (ADK persists events as they
+    are yielded), and so do the state changes those events carried. If every child fails,
+    the last child's error is raised.
+    """
+
+    _PREFIX = "fallback"
+
+    def _build_ir(self) -> FallbackNode:
+        return FallbackNode(
+            name=self._name, children=self._child_irs(), visibility=self._visibility
+        )
+
+
+# -- operators ---------------------------------------------------------------------------------
+def _flatten(kind: type[_Composite], value: Expression) -> tuple[Expression, ...]:
+    if type(value) is kind and not value._named and not value._fields:  # type: ignore[attr-defined]
+        return value.steps  # type: ignore[attr-defined, no-any-return]
+    return (value,)
+
+
+def _sequence(left: Any, right: Any) -> Pipeline:
+    a, b = as_step(left, ">>"), as_step(right, ">>")
+    return Pipeline(*_flatten(Pipeline, a), *_flatten(Pipeline, b))
+
+
+def _parallel(left: Any, right: Any) -> FanOut:
+    a, b = as_step(left, "|"), as_step(right, "|")
+    return FanOut(*_flatten(FanOut, a), *_flatten(FanOut, b))
+
+
+def _loop(body: Expression, times: Any) -> Loop:
+    if isinstance(times, Until):
+        return Loop(body, until=times)
+    if isinstance(times, bool) or not isinstance(times, int) or times < 1:
+        raise BuildError(
+            f"`{body.name} * {times!r}`: a loop count must be a positive int or until(...)",
+            agent=body.name,
+            field="max_iterations",
+        )
+    return Loop(body, max_iterations=times)
+
+
+def _fallback(left: Any, right: Any) -> Fallback:
+    a, b = as_step(left, "//"), as_step(right, "//")
+    return Fallback(*_flatten(Fallback, a), *_flatten(Fallback, b))
+
+
+class Timeout(Expression):
+    """A deadline around a body; see `timeout()`."""
+
+    def __init__(self, body: Any, seconds: float, name: str | None = None) -> None:
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0:
+            raise BuildError(
+                f"timeout needs a positive number of seconds, got {seconds!r}", field="seconds"
+            )
+        step = as_step(body, "timeout")
+        super().__init__(name or slug("timeout", step.name))
+        self._body, self._seconds = step, float(seconds)
+
+    def _build_ir(self) -> TimeoutNode:
+        return TimeoutNode(
+            name=self._name,
+            seconds=self._seconds,
+            children=(self._body.to_ir(),),
+            visibility=self._visibility,
+        )

@@ -1,0 +1,198 @@
+"""The IR: frozen node trees. ADK agent nodes are generated; adk-fluent's own control nodes live
+here, on the same Node base, each declaring its traits (see adk_fluent_generated.node).
+
+Analyses dispatch over node types with a NodeVisitor (one method per type, generated); `walk()`
+and `iter_paths()` traverse any tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from adk_fluent_generated.ir_nodes import (
+    ADK_NODE_TYPES,
+    LlmAgentNode,
+    LoopAgentNode,
+    ParallelAgentNode,
+    SequentialAgentNode,
+)
+from adk_fluent_generated.node import Children, Node, Speaks
+from adk_fluent_generated.sentinel import UNSET
+from adk_fluent_generated.visitor import NODE_TYPE_NAMES, NodeVisitor
+
+__all__ = [
+    "ADK_NODE_TYPES",
+    "CONTROL_NODE_TYPES",
+    "NODE_TYPE_NAMES",
+    "UNSET",
+    "FallbackNode",
+    "GateNode",
+    "LlmAgentNode",
+    "LoopAgentNode",
+    "MapOverNode",
+    "Node",
+    "NodeVisitor",
+    "ParallelAgentNode",
+    "RaceNode",
+    "RouteNode",
+    "RouteRule",
+    "SequentialAgentNode",
+    "TapNode",
+    "TimeoutNode",
+    "TransformNode",
+    "UntilNode",
+    "body_output_key",
+    "final_replier",
+    "iter_paths",
+    "walk",
+]
+
+
+class FallbackNode(Node):
+    """Run children in order until one finishes without raising (`a // b`)."""
+
+    SPEAKS: ClassVar[Speaks] = "never"
+    CHILDREN: ClassVar[Children] = "branches"
+
+
+class UntilNode(Node):
+    """Inside a loop: stop the loop once `predicate(state)` holds (`body * until(pred)`)."""
+
+    SPEAKS: ClassVar[Speaks] = "never"
+    CHILDREN: ClassVar[Children] = "none"
+    ZERO_COST: ClassVar[bool] = True
+    predicate: Callable[[Any], bool]
+
+
+class TransformNode(Node):
+    """A zero-cost state step (S.*, C.capture*, a plain function): `step` says what it does."""
+
+    SPEAKS: ClassVar[Speaks] = "never"
+    CHILDREN: ClassVar[Children] = "none"
+    ZERO_COST: ClassVar[bool] = True
+    step: Any  # an adk_fluent.ir.steps.Step record
+
+    @property
+    def reads_keys(self) -> frozenset[str]:  # type: ignore[override]
+        """Keys the step reads (from its record)."""
+        keys: frozenset[str] = self.step.reads_keys
+        return keys
+
+    @property
+    def writes_keys(self) -> frozenset[str]:  # type: ignore[override]
+        """Keys the step writes (from its record)."""
+        keys: frozenset[str] = self.step.writes_keys
+        return keys
+
+
+@dataclass(frozen=True)
+class RouteRule:
+    """One branch condition of a Route: `op` is eq, ne, gt, gte, lt, lte, contains or when."""
+
+    op: str
+    value: Any
+
+
+class RouteNode(Node):
+    """Pick one child by a state value: rules[i] leads to children[i]; an `otherwise` child is last."""
+
+    SPEAKS: ClassVar[Speaks] = "never"
+    CHILDREN: ClassVar[Children] = "branches"
+    key: str
+    rules: tuple[RouteRule, ...] = ()
+    has_otherwise: bool = False
+    normalize: Any = True  # True: default label normalisation; False: exact; or a callable
+
+
+class MapOverNode(Node):
+    """Run the body once per item of state[list_key]; store the body's outputs at output_key."""
+
+    SPEAKS: ClassVar[Speaks] = "never"
+    CHILDREN: ClassVar[Children] = "repeat"
+    list_key: str
+    item_key: str
+    output_key: str
+    concurrency: int = 1
+
+
+class GateNode(Node):
+    """Pause the run until a person approves in a later turn, when `predicate(state)` says so."""
+
+    SPEAKS: ClassVar[Speaks] = "always"  # its question must reach whoever approves
+    CHILDREN: ClassVar[Children] = "none"
+    PAUSES_RUN: ClassVar[bool] = True
+    predicate: Callable[[Any], bool]
+    message: str
+    approve_words: frozenset[str] = frozenset()  # empty: the defaults in adk/agents/flow
+    reject_words: frozenset[str] = frozenset()
+
+
+class TapNode(Node):
+    """Call `fn` with a read-only view of state; changes nothing."""
+
+    SPEAKS: ClassVar[Speaks] = "never"
+    CHILDREN: ClassVar[Children] = "none"
+    ZERO_COST: ClassVar[bool] = True
+    fn: Callable[[Any], Any]
+
+
+class TimeoutNode(Node):
+    """Cancel the body after `seconds` and emit an error event saying so."""
+
+    SPEAKS: ClassVar[Speaks] = "never"
+    CHILDREN: ClassVar[Children] = "branches"
+    seconds: float
+
+
+class RaceNode(Node):
+    """Run children concurrently; keep the first to finish, cancel the rest."""
+
+    SPEAKS: ClassVar[Speaks] = "never"
+    CHILDREN: ClassVar[Children] = "branches"
+
+
+CONTROL_NODE_TYPES: tuple[type[Node], ...] = (
+    FallbackNode,
+    UntilNode,
+    TransformNode,
+    RouteNode,
+    MapOverNode,
+    GateNode,
+    TapNode,
+    TimeoutNode,
+    RaceNode,
+)
+
+
+def child_nodes(node: Node) -> tuple[Node, ...]:
+    """The direct children of any node kind."""
+    return node.children
+
+
+def walk(node: Node) -> Iterator[Node]:
+    """Every node in the tree, depth first, parents before children."""
+    return node.walk()
+
+
+def iter_paths(node: Node, prefix: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Node]]:
+    """(path of names from the root, node) for every node."""
+    path = (*prefix, node.name)
+    yield path, node
+    for child in node.children:
+        yield from iter_paths(child, path)
+
+
+def body_output_key(node: Node) -> str | None:
+    """The state key whose value counts as a map_over body's output (its output_key)."""
+    if isinstance(node, LlmAgentNode):
+        return node.output_key if isinstance(node.output_key, str) else None
+    return body_output_key(node.children[-1]) if node.children else None
+
+
+def final_replier(body: Node) -> str | None:
+    """The LLM agent whose final reply a map_over collects from `body` when it has no output key."""
+    while isinstance(body, SequentialAgentNode) and body.children:
+        body = body.children[-1]
+    return body.name if isinstance(body, LlmAgentNode) else None

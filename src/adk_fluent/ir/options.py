@@ -1,0 +1,74 @@
+"""Plain records of how an expression is built and run: BuildOptions (what a builder hands the
+engine beside its IR), ExecutionConfig and CompactionConfig (how it becomes an ADK App)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+VisibilityMode = Literal["annotated", "filtered"]
+
+
+@dataclass(frozen=True)
+class StrictOptions:
+    """`.strict()`: refuse to build while the contract check finds errors."""
+
+    schema: Any = None  # a StateSchema the state must follow
+    initial_keys: tuple[str, ...] = ()  # keys the app guarantees at the start of a run
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """What an expression asks of the whole build, beside its IR tree.
+
+    Per-node choices (a visibility override, a context spec, produces / consumes) live on the IR
+    nodes; these apply to the expression as a root. Frozen and hashable, so the engine can key
+    compiled Apps by value.
+    """
+
+    visibility_mode: VisibilityMode | None = None  # None: ExecutionConfig's, else "annotated"
+    strict: StrictOptions | None = None
+
+
+@dataclass(frozen=True)
+class CompactionConfig:
+    """ADK's events compaction (EventsCompactionConfig): summarise old events every `interval` turns."""
+
+    interval: int = 10
+    overlap: int = 2
+
+
+@dataclass(frozen=True)
+class ExecutionConfig:
+    """App-level settings: name, plugins, resumability, compaction, run metadata, limits."""
+
+    app_name: str = "adk_fluent_app"
+    max_llm_calls: int | None = None  # None: ADK's default (500; ADK 2.x reads ADK_MAX_LLM_CALLS)
+    streaming_mode: Literal["none", "sse"] = "none"
+    resumable: bool = False
+    compaction: CompactionConfig | None = None
+    custom_metadata: dict[str, Any] | None = None
+    plugins: tuple[Any, ...] = field(default_factory=tuple)
+    # "annotated" (default): every event reaches the client with visibility metadata;
+    # "filtered": internal agents' text is kept from the client (see adk/plugins/visibility).
+    # None: use the expression's own `.filtered()` / `.annotated()`.
+    visibility: VisibilityMode | None = None
+
+    def __hash__(self) -> int:  # custom_metadata is a dict: hash what identifies the config
+        return hash(
+            (
+                self.app_name,
+                self.max_llm_calls,
+                self.streaming_mode,
+                self.resumable,
+                self.compaction,
+                self.plugins,
+                self.visibility,
+                tuple(sorted((self.custom_metadata or {}).items(), key=repr)),
+            )
+        )
+
+
+def visibility_mode(options: BuildOptions, config: ExecutionConfig | None) -> VisibilityMode:
+    """The mode a build uses: the config's, else the expression's, else annotated."""
+    return (config.visibility if config else None) or options.visibility_mode or "annotated"

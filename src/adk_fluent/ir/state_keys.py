@@ -1,0 +1,102 @@
+"""State keys: their scopes (`app:`, `user:`, `temp:`, session), declared fields, and the
+UNKNOWN type. The one place that knows what a key's prefix means; every room reads it here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, get_origin
+
+SCOPE_PREFIXES = ("app:", "user:", "temp:")
+
+
+def scope_of_key(key: str) -> str:
+    """'app', 'user', 'temp' or 'session' for a state key."""
+    for prefix in SCOPE_PREFIXES:
+        if key.startswith(prefix):
+            return prefix[:-1]
+    return "session"
+
+
+def bare_name(key: str) -> str:
+    """The key without its scope prefix."""
+    for prefix in SCOPE_PREFIXES:
+        if key.startswith(prefix):
+            return key[len(prefix) :]
+    return key
+
+
+def is_session_key(key: str) -> bool:
+    """Whether a key is session-scoped (no `app:` / `user:` / `temp:` prefix)."""
+    return not key.startswith(SCOPE_PREFIXES)
+
+
+def gate_state_key(gate_name: str) -> str:
+    """The session-state key where a gate keeps its status ('pending' / 'rejected')."""
+    return f"adk_fluent_gate__{gate_name}"
+
+
+class _Unknown:
+    """The type of a field or value nobody declared (so no type check applies)."""
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN: Any = _Unknown()
+
+
+@dataclass(frozen=True)
+class StateFieldRef:
+    """One declared state key: what `.reads()` / `.writes()` take and what a schema exposes."""
+
+    key: str
+    name: str
+    type: Any = field(default=UNKNOWN, hash=False)
+    scope: str = "session"
+    schema: Any = field(default=None, compare=False)
+    has_default: bool = False
+    default: Any = field(default=None, compare=False, hash=False)
+
+    @property
+    def owner(self) -> str:
+        """The declaring schema's name, or '' for a bare key."""
+        return getattr(self.schema, "__name__", "")
+
+    def __repr__(self) -> str:
+        return f"{self.owner}.{self.name}" if self.owner else repr(self.key)
+
+
+def type_name(tp: Any) -> str:
+    """A short readable name for a type annotation."""
+    if tp is UNKNOWN:
+        return "?"
+    if isinstance(tp, type) and get_origin(tp) is None:
+        return tp.__name__
+    text = repr(tp).replace("typing.", "")
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+@dataclass(frozen=True)
+class DeclaredState:
+    """State keys an agent declares it reads or writes beyond what its instruction and output show
+    (tools, callbacks), optionally on top of a `.consumes()` / `.produces()` pydantic model. It
+    exposes `model_fields` like a model, so the keys reach the IR's reads_keys / writes_keys."""
+
+    refs: tuple[StateFieldRef, ...] = ()
+    model: Any = None
+
+    @property
+    def model_fields(self) -> dict[str, Any]:
+        """Keys of the wrapped model's fields and of the declared refs (what the IR records)."""
+        fields = dict(getattr(self.model, "model_fields", None) or {})
+        for ref in self.refs:
+            fields[ref.key] = ref
+        return fields
+
+
+def unwrap_declared(value: Any) -> tuple[Any, tuple[StateFieldRef, ...]]:
+    """(pydantic model or None, declared refs) of a node's produces_type / consumes_type."""
+    if isinstance(value, DeclaredState):
+        return value.model, value.refs
+    return value, ()
