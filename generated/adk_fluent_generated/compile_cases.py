@@ -104,7 +104,7 @@ def compile_kwargs(adk_class_name: str, node: Node, sub_agents: list[Any]) -> di
     """Constructor keyword arguments for ADK's `adk_class_name` from a generated node."""
     kwargs: dict[str, Any] = {"name": node.name}
     kinds = FIELD_KINDS[adk_class_name]
-    for field, value in node.set_fields().items():  # only what was set
+    for field, value in vars(node).items():  # only what was set (the name is not a kind)
         kind = kinds.get(field)
         if kind == "callback":
             kwargs[field] = value[0] if len(value) == 1 else list(value)

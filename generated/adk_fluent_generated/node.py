@@ -82,20 +82,20 @@ class Node:
         cls.VISIT = _visit_name(cls.__name__)
 
     def __init__(self, name: str, **values: Any) -> None:
-        unknown = values.keys() - self.FIELDS
-        if unknown:
+        if not values.keys() <= self.FIELDS:
+            unknown = ", ".join(sorted(values.keys() - self.FIELDS))
             raise TypeError(
-                f"{type(self).__name__} has no field(s) {', '.join(sorted(unknown))}; "
+                f"{type(self).__name__} has no field(s) {unknown}; "
                 f"its fields are {', '.join(sorted(self.FIELDS))}"
             )
-        missing = self.REQUIRED - values.keys()
-        if missing:
-            raise TypeError(f"{type(self).__name__} needs {', '.join(sorted(missing))}")
+        if not self.REQUIRED <= values.keys():
+            missing = ", ".join(sorted(self.REQUIRED - values.keys()))
+            raise TypeError(f"{type(self).__name__} needs {missing}")
+        if UNSET in values.values():  # unset means "not given": the class default applies
+            values = {k: v for k, v in values.items() if v is not UNSET}
         state = self.__dict__
         state["name"] = name
-        for field, value in values.items():
-            if value is not UNSET:  # unset means "not given": the class default applies
-                state[field] = value
+        state.update(values)
 
     # -- frozen value ------------------------------------------------------------------------
     def __setattr__(self, field: str, value: Any) -> None:

@@ -9,8 +9,8 @@ from typing import Any
 from google.adk.runners import Runner
 from google.genai import types
 
-from adk_fluent.testing import mock_backend
 from adk_fluent import restore_content
+from adk_fluent.testing import mock_backend
 from tests.conftest import fresh_db_service
 
 APP = "adk_fluent_app"

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from adk_fluent import Agent, Route, loop_until, map_over
-from adk_fluent import infer_visibility
+from adk_fluent import Agent, Route, infer_visibility, loop_until, map_over
 from tests.conftest import ADK_MAJOR, request_texts, system_instruction
 from tests.visibility.helpers import WAYS, run_turn
 

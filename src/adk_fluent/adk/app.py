@@ -6,7 +6,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from adk_fluent.adk.compile import Compiler, ModelFor, check_names
+from adk_fluent.adk.compile import Compiler, ModelFor
 from adk_fluent.errors import AdkFluentWarning, BuildError
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import ExecutionConfig, VisibilityMode
@@ -64,7 +64,6 @@ def build_app(
 
     config = config or ExecutionConfig()
     _check_app_name(config.app_name)
-    check_names(root)
     compiler = Compiler(root, model_for)
     root_agent = compiler.compile(root)
     visibility = _visibility_plugin(root, compiler, visibility_mode, not client_filters)

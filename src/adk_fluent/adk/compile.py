@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from adk_fluent_generated.compile_cases import compile_kwargs
+from pydantic import ValidationError
 
 from adk_fluent.adk.compat import (
     callbacks_bind_positionally,
@@ -61,25 +62,30 @@ _CALLBACK_PARAM_ORDER = (
 ModelFor = Callable[[str], Any]
 
 
-def check_names(root: Node) -> None:
+def check_names(root: Node) -> set[str]:
     """Every agent name must be unique in one tree: ADK finds agents (and transfers) by name.
+    Returns the names taken.
 
     Zero-cost steps (state steps, taps, loop checks) are exempt: compile makes their names unique.
     """
-    seen: dict[str, tuple[str, ...]] = {}
-    for path, node in iter_paths(root):
+    taken: set[str] = set()
+    for node in root.walk():
         if node.ZERO_COST:
             continue
-        if node.name in seen:
-            first = " > ".join(seen[node.name])
-            second = " > ".join(path)
-            raise DuplicateNameError(
-                f"the name is used twice in one tree: at {first} and at {second}",
-                agent=node.name,
-                field="name",
-                hint=f"rename one, e.g. with .clone('{node.name}_2'), or name composites with .named(...).",
-            )
-        seen[node.name] = path
+        if node.name in taken:
+            _duplicate(root, node.name)
+        taken.add(node.name)
+    return taken
+
+
+def _duplicate(root: Node, name: str) -> None:
+    paths = [" > ".join(path) for path, node in iter_paths(root) if node.name == name]
+    raise DuplicateNameError(
+        f"the name is used twice in one tree: at {paths[0]} and at {paths[1]}",
+        agent=name,
+        field="name",
+        hint=f"rename one, e.g. with .clone('{name}_2'), or name composites with .named(...).",
+    )
 
 
 def _validation_error(node: Node, error: Any) -> BuildError:
@@ -164,7 +170,7 @@ class Compiler(NodeVisitor[Any]):
 
     def __init__(self, root: Node, model_for: ModelFor | None) -> None:
         self.model_for = model_for
-        self.taken = {n.name for n in root.walk() if not n.ZERO_COST}
+        self.taken = check_names(root)
         self.renamed: dict[str, str] = {}  # compiled name -> IR name, for repeated zero-cost steps
 
     def unique(self, name: str) -> str:
@@ -184,8 +190,6 @@ class Compiler(NodeVisitor[Any]):
 
     # -- ADK's own agent classes -------------------------------------------------------------
     def _adk_agent(self, node: Any) -> Any:
-        from pydantic import ValidationError
-
         class_name = node.ADK_CLASS
         if not node.children and class_name != "LlmAgent":
             raise EmptyCompositeError(f"{class_name} has no sub-agents", agent=node.name)
@@ -295,5 +299,4 @@ class Compiler(NodeVisitor[Any]):
 
 def compile_tree(root: Node, model_for: ModelFor | None = None) -> Any:
     """Check the tree, then compile it to the native ADK root agent."""
-    check_names(root)
     return Compiler(root, model_for).compile(root)

@@ -1,6 +1,6 @@
 """Who speaks to the user: visibility inferred from the topology, with developer overrides.
 
-Rules (spec v5.1 section 4.3; where the two spec documents differ on route branches, v5.1 wins):
+Rules (docs/visibility.md shows them with examples), read from each node type's traits:
 a node with a successor is `internal`, a node without one is `user`; a sequence gives every
 child but the last a successor; parallel, fallback, race, timeout and route branches inherit their
 parent's; loop and map_over bodies always have one (an iteration is never the answer); state

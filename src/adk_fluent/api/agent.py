@@ -25,12 +25,14 @@ class Agent(Expression, LlmAgentSetters):
 
     _ADK_CLASS = "LlmAgent"
 
+    # What was not set stays at these class-level defaults (a builder copies only what was set).
+    _delegates: tuple[Expression, ...] = ()
+    _context: ContextSpec | None = None
+    _produces: Any = None  # a pydantic model, or a DeclaredState from .writes()
+    _consumes: Any = None  # a pydantic model, or a DeclaredState from .reads()
+
     def __init__(self, name: str, model: Any = None) -> None:
         super().__init__(name)
-        self._delegates: tuple[Expression, ...] = ()
-        self._context: ContextSpec | None = None
-        self._produces: Any = None  # a pydantic model, or a DeclaredState from .writes()
-        self._consumes: Any = None  # a pydantic model, or a DeclaredState from .reads()
         if model is not None:
             self._fields = {"model": model}
 
@@ -168,13 +170,17 @@ class Agent(Expression, LlmAgentSetters):
         fields = self._fields
         required, optional = template_keys(fields.get("instruction"))
         reads = required | optional
-        writes: frozenset[str] = frozenset()
-        if isinstance(fields.get("output_key"), str):
-            writes |= {fields["output_key"]}
-        writes |= _schema_fields(fields.get("output_schema"))
-        writes |= _schema_fields(self._produces)
-        reads |= _schema_fields(self._consumes)
         extras: dict[str, Any] = {}
+        output_key = fields.get("output_key")
+        writes = frozenset((output_key,)) if isinstance(output_key, str) else frozenset()
+        if "output_schema" in fields:
+            writes |= _schema_fields(fields["output_schema"])
+        if self._produces is not None:
+            writes |= _schema_fields(self._produces)
+            extras["produces_type"] = self._produces
+        if self._consumes is not None:
+            reads |= _schema_fields(self._consumes)
+            extras["consumes_type"] = self._consumes
         if self._context is not None:
             reads |= self._context.reads_keys
             extras["context"] = self._context
@@ -184,10 +190,6 @@ class Agent(Expression, LlmAgentSetters):
             extras["reads_keys"] = reads
         if writes:
             extras["writes_keys"] = writes
-        if self._produces is not None:
-            extras["produces_type"] = self._produces
-        if self._consumes is not None:
-            extras["consumes_type"] = self._consumes
         if self._visibility is not None:
             extras["visibility"] = self._visibility
         return LlmAgentNode(self._name, **fields, **extras)

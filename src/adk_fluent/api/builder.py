@@ -53,10 +53,10 @@ class BuilderBase:
     # -- immutability -------------------------------------------------------------------------
     def _copy(self, **changes: Any) -> Self:
         new = object.__new__(type(self))
-        state = dict(self.__dict__)
+        state = new.__dict__
+        state.update(self.__dict__)
         state.pop("_ir", None)  # the IR belongs to one value only
         state.update(changes)
-        new.__dict__.update(state)
         return new
 
     @property
@@ -119,7 +119,7 @@ class BuilderBase:
         """Force this agent (or every agent in this composite) to be user-facing."""
         return self._copy(_visibility="user")
 
-    # The spec's name for showing a whole composite (review, debugging, progressive UX).
+    # The documented name for showing a whole composite (review, debugging, progressive UX).
     transparent = show
 
     def hide(self) -> Self:

@@ -58,5 +58,5 @@ def check_contracts(
     )
 
 
-# The spec's other name for the same check (spec v5 section 10).
+# The other name the documentation uses for the same check (docs/contracts.md).
 check_all = check_contracts

@@ -128,6 +128,16 @@ class _Composite(Expression):
         self._steps = children
         self._named = name is not None
 
+    @classmethod
+    def _of(cls, children: tuple[Expression, ...]) -> Self:
+        """An unnamed composite of steps that are already Expressions (what operators make):
+        no re-checking, so a chain `a >> b >> ...` of n steps costs O(n), not O(n^2) checks."""
+        new = object.__new__(cls)
+        new._fields = {}
+        new._steps = children
+        new._named = False
+        return new
+
     def __getattr__(self, attr: str) -> Any:
         if attr == "_name":
             name = _auto_name(self._PREFIX, self._steps)
@@ -256,19 +266,26 @@ class Fallback(_Composite):
 
 # -- operators ---------------------------------------------------------------------------------
 def _flatten(kind: type[_Composite], value: Expression) -> tuple[Expression, ...]:
-    if type(value) is kind and not value._named and not value._fields:  # type: ignore[attr-defined]
+    """The steps of an anonymous composite of the same kind (`a >> b >> c` is one Pipeline);
+    a composite with a name, ADK fields or a visibility override stays a unit."""
+    if (
+        type(value) is kind
+        and not value._named  # type: ignore[attr-defined]
+        and not value._fields
+        and value._visibility is None
+    ):
         return value.steps  # type: ignore[attr-defined, no-any-return]
     return (value,)
 
 
 def _sequence(left: Any, right: Any) -> Pipeline:
     a, b = as_step(left, ">>"), as_step(right, ">>")
-    return Pipeline(*_flatten(Pipeline, a), *_flatten(Pipeline, b))
+    return Pipeline._of((*_flatten(Pipeline, a), *_flatten(Pipeline, b)))
 
 
 def _parallel(left: Any, right: Any) -> FanOut:
     a, b = as_step(left, "|"), as_step(right, "|")
-    return FanOut(*_flatten(FanOut, a), *_flatten(FanOut, b))
+    return FanOut._of((*_flatten(FanOut, a), *_flatten(FanOut, b)))
 
 
 def _loop(body: Expression, times: Any) -> Loop:
@@ -285,7 +302,7 @@ def _loop(body: Expression, times: Any) -> Loop:
 
 def _fallback(left: Any, right: Any) -> Fallback:
     a, b = as_step(left, "//"), as_step(right, "//")
-    return Fallback(*_flatten(Fallback, a), *_flatten(Fallback, b))
+    return Fallback._of((*_flatten(Fallback, a), *_flatten(Fallback, b)))
 
 
 class Timeout(Expression):

@@ -2,7 +2,7 @@
 
     Agent("classifier").outputs("intent") >> Route("intent").eq("booking", booker).otherwise(helper)
 
-Labels written by models are messy; see routing_rules for the default normalisation
+Labels written by models are messy; see ir/route_rules for the default normalisation
 (`normalize=False` compares exactly, a callable normalises both sides).
 """
 

@@ -1,4 +1,4 @@
-"""Typed, scoped state declarations (spec v5 section 1).
+"""Typed, scoped state declarations (see docs/contracts.md, "StateSchema").
 
     class Billing(StateSchema):
         intent: str
@@ -39,6 +39,7 @@ from adk_fluent.errors import (
     did_you_mean,
 )
 from adk_fluent.ir.state_keys import (
+    SCOPE_PREFIX,
     UNKNOWN,
     DeclaredState,
     StateFieldRef,
@@ -63,9 +64,9 @@ class Scope:
 
 
 SessionScoped = Scope("session", "")  # the default: stored with the session
-UserScoped = Scope("user", "user:")  # shared by every session of one user
-AppScoped = Scope("app", "app:")  # shared by every user of the app
-Temp = Scope("temp", "temp:")  # never persisted
+UserScoped = Scope("user", SCOPE_PREFIX["user"])  # shared by every session of one user
+AppScoped = Scope("app", SCOPE_PREFIX["app"])  # shared by every user of the app
+Temp = Scope("temp", SCOPE_PREFIX["temp"])  # never persisted
 
 # Names a field must not take: they would shadow the schema's own API.
 _RESERVED = frozenset({"bind", "keys", "field_refs", "field_for_key", "to_dict"})

@@ -1,7 +1,7 @@
 """ContextSpec: a declared view of the conversation for one agent (built with the C module).
 
 A plain frozen value, shared by the builders (C), the IR (`context` on LLM agent nodes), the
-backend (context_view) and the contract checker.
+ADK room's context views (adk/context_view) and the contract checker.
 """
 
 from __future__ import annotations

@@ -7,7 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, get_origin
 
-SCOPE_PREFIXES = ("app:", "user:", "temp:")
+# The one table of state-key scopes: scope name -> key prefix (session keys have none).
+SCOPE_PREFIX: dict[str, str] = {"app": "app:", "user": "user:", "temp": "temp:"}
+SCOPE_PREFIXES: tuple[str, ...] = tuple(SCOPE_PREFIX.values())
 
 
 def scope_of_key(key: str) -> str:

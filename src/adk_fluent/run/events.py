@@ -22,7 +22,7 @@ class ToolResponseInfo:
 
 @dataclass(frozen=True)
 class AgentEvent:
-    """One event as the client receives it (spec v4 section 4.1); `raw` is ADK's own Event."""
+    """One event as the client receives it; `raw` is ADK's own Event."""
 
     author: str
     content: str | None = None

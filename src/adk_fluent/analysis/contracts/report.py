@@ -1,5 +1,5 @@
-"""Contract diagnostics and the report that holds them: text in the format of spec v5.1
-section 13.3 (✓ OK, ⚠ WARNING / INFO, ✗ ERROR) and JSON for tools."""
+"""Contract diagnostics and the report that holds them: text (✓ OK, ⚠ WARNING / INFO, ✗ ERROR,
+as docs/contracts.md shows) and JSON for tools."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ class Satisfied:
     reader_path: str
 
     def to_text(self) -> str:
-        """The ✓ line of spec v5.1 section 13.3."""
+        """The ✓ line of the text report."""
         return f"✓ {self.writer} → {self.reader}: OK"
 
     def to_dict(self) -> dict[str, Any]:
@@ -138,7 +138,7 @@ class ContractReport:
         return ", ".join(parts)
 
     def to_text(self, verbose: bool = False) -> str:
-        """The report as text (v5.1 §13.3); `verbose` also lists the contracts that hold."""
+        """The report as text (format in docs/contracts.md); `verbose` also lists the contracts that hold."""
         blocks: list[str] = []
         if verbose:
             blocks += [s.to_text() for s in self.satisfied]

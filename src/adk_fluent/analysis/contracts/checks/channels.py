@@ -1,4 +1,4 @@
-"""Channel coherence (spec v5.1 section 13.2): text that reaches an agent twice, or never."""
+"""Channel coherence (docs/contracts.md): text that reaches an agent twice, or never."""
 
 from __future__ import annotations
 

@@ -1,0 +1,43 @@
+"""A gate's question always reaches the person who approves: `.hide()` on a composite that holds
+a gate hides the agents around it, never the gate; hiding a gate itself is refused at build time."""
+
+from __future__ import annotations
+
+import pytest
+
+from adk_fluent import Agent, BuildError, gate, infer_visibility
+from tests.visibility.helpers import WAYS, run_turn
+
+
+def hidden_flow():
+    return (
+        Agent("drafter").outputs("draft")
+        >> gate(lambda s: True, "Send it?", name="check")
+        >> Agent("sender").instruct("Send: {draft}").outputs("sent")
+    ).hide()
+
+
+def test_a_gate_inside_a_hidden_composite_still_speaks_to_the_user():
+    table = infer_visibility(hidden_flow().to_ir())
+    assert table["drafter"] == "internal" and table["sender"] == "internal"
+    assert table["check"] == "user"
+
+
+@pytest.mark.parametrize("way", WAYS)
+async def test_in_filtered_mode_the_client_gets_the_question_and_not_the_hidden_text(
+    way, sqlite_url
+):
+    outcome = await run_turn(
+        hidden_flow().filtered(), {"drafter": "refund 20 EUR"}, way=way, store=sqlite_url
+    )
+    assert outcome.client_text_authors() == ["check"]  # the draft stays internal
+    assert "Send it?" in outcome.client_texts()[0][1]
+    assert ("drafter", "refund 20 EUR") in outcome.stored_texts()  # nothing lost
+    assert outcome.state["draft"] == "refund 20 EUR"
+
+
+def test_hiding_a_gate_itself_is_refused_with_the_reason():
+    with pytest.raises(BuildError) as caught:
+        gate(lambda s: True, "Send it?", name="check").hide()
+    assert caught.value.agent == "check" and caught.value.field == "visibility"
+    assert "hide the agents around it" in str(caught.value)
