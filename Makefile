@@ -35,8 +35,9 @@ test: $(STAMP)  ## The whole suite on both ADK ends (google-adk 1.25.0 and the n
 test-fast: $(STAMP)  ## The whole suite on the ADK in .venv only.
 	$(BIN)/python -m pytest -q
 
-lint: $(STAMP)  ## ruff, and mypy over the generated package and the core.
+lint: $(STAMP)  ## ruff, the import contracts (.importlinter), and mypy over the generated package and the core.
 	$(BIN)/ruff check codegen src tests bench examples noxfile.py
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/ruff format --check codegen src tests bench examples noxfile.py
 	$(BIN)/mypy generated/adk_fluent_generated src/adk_fluent
 

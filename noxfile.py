@@ -39,4 +39,5 @@ def lint(session: nox.Session) -> None:
     """ruff and mypy over the codegen, the core and the generated package."""
     session.install("-e", ".[dev]")
     session.run("ruff", "check", "codegen", "src", "tests", "bench", "examples", "noxfile.py")
+    session.run("lint-imports", "--no-cache")
     session.run("mypy", "generated/adk_fluent_generated", "src/adk_fluent")

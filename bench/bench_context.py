@@ -11,6 +11,9 @@ import importlib
 import importlib.metadata
 import statistics
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 
 def _median(fn, repeat: int = 15, number: int = 50) -> float:
@@ -79,10 +82,18 @@ def session_events(count: int):
     return events[:count], f"inv{turn - 1}"
 
 
+@dataclass(frozen=True)
+class Run:
+    """What a state step sees of the run besides state (adk_fluent.ir.steps.RunView)."""
+
+    user_text: str | None
+    events: Sequence[Any]
+
+
 def main() -> None:
     from adk_fluent import C
-    from adk_fluent.context_view import build_view
-    from adk_fluent.state_ops import OPS
+    from adk_fluent.adk.context_view import build_view
+    from adk_fluent.ir.steps import Capture, CaptureTurns
 
     version = importlib.metadata.version("google-adk")
     events, invocation = session_events(200)
@@ -120,13 +131,10 @@ def main() -> None:
         )
         verdict = "PASS" if took < 5e-3 else "MISS"
         print(f"{label:44} {took * 1e3:>8.3f} {took / adk:>15.2f} {'5 ms':>8}  {verdict}")
-    capture = _median(
-        lambda: OPS["capture"](state, ("q",), "hello", "capture_q", events), number=2000
-    )
-    turns = _median(
-        lambda: OPS["capture_turns"](state, ("recent", 5), None, "capture_turns", events),
-        number=200,
-    )
+    run = Run(user_text="hello", events=events)
+    capture_step, turns_step = Capture("q"), CaptureTurns("recent", 5)
+    capture = _median(lambda: capture_step.apply(state, run, "capture_q"), number=2000)
+    turns = _median(lambda: turns_step.apply(state, run, "capture_turns_recent"), number=200)
     print(
         f"{'capture step (S.capture / C.capture)':44} {capture * 1e3:>8.4f} {'':>15} {'1 ms':>8}  "
         f"{'PASS' if capture < 1e-3 else 'MISS'}"

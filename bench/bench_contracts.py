@@ -76,7 +76,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from adk_fluent import check_contracts
-    from adk_fluent.ir import walk
+    from adk_fluent.ir.nodes import walk
     from adk_fluent.testing import mock_backend
 
     pipeline = hundred_node_pipeline()

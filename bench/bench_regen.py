@@ -5,7 +5,8 @@
 Each run is a fresh Python process (so importing ADK is paid every time, as in `make regen`)
 that times regen's parts in-process: importing ADK, the rest of the scan (model fields, libcst
 docstrings, signatures), loading the manifests, rendering the templates, ruff format, the
-shadowing check over src/adk_fluent, the diff reports and the atomic write. It then times the
+shadowing check over the imported builders of adk_fluent.api, the diff reports and the atomic
+write. It then times the
 real `adk-fluent-codegen regen` end to end, interpreter start-up included. Everything renders
 and writes into a temporary copy of the checkout; nothing in the repository is written.
 """
@@ -34,7 +35,7 @@ PHASES = (
     ("load", "load and validate the manifests"),
     ("render", "render the Jinja templates"),
     ("ruff", "ruff format the generated Python"),
-    ("shadowing", "libcst: check src/adk_fluent for shadowed setters"),
+    ("shadowing", "import adk_fluent.api builders, check for shadowed setters"),
     ("diffs", "diff reports (deepdiff + Markdown/JSON)"),
     ("write", "atomic write (into the temporary copy)"),
 )
@@ -65,7 +66,7 @@ def one_run(root: Path) -> dict[str, float]:
         import adk_fluent_codegen.cli  # noqa: F401
         from adk_fluent_codegen import render
         from adk_fluent_codegen import scan as scan_module
-        from adk_fluent_codegen.manifest import load_manifests
+        from adk_fluent_codegen.manifest import load_manifests, manifest_filename
         from adk_fluent_codegen.model import render_context
         from adk_fluent_codegen.targets import PLUGIN_BASE, SCAN_TARGETS
         from adk_fluent_codegen.writer import write_files_atomically
@@ -84,7 +85,7 @@ def one_run(root: Path) -> dict[str, float]:
     layout = render.Layout(root)
     with phase("write"):
         write_files_atomically(
-            {layout.manifests / scan_module.manifest_filename(manifest["adk_version"]): text}
+            {layout.manifests / manifest_filename(manifest["adk_version"]): text}
         )
     with phase("load"):
         manifests = load_manifests(layout.manifests)
@@ -96,9 +97,9 @@ def one_run(root: Path) -> dict[str, float]:
         with phase("ruff"):
             return real_ruff(source, filename)
 
-    def timed_shadowing(source_dir: Path, targets: list[Any]) -> None:
+    def timed_shadowing(targets: list[Any], classes: Any = None) -> None:
         with phase("shadowing"):
-            real_shadowing(source_dir, targets)
+            real_shadowing(targets, classes)
 
     render.ruff_format, render.check_shadowing = timed_ruff, timed_shadowing  # type: ignore[assignment]
     try:

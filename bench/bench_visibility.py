@@ -42,14 +42,13 @@ def main() -> None:
     from google.genai import types
 
     from adk_fluent import Agent
+    from adk_fluent.adk.plugins.visibility import VisibilityPlugin
+    from adk_fluent.analysis.visibility import infer_visibility_table
+    from adk_fluent.ir.nodes import walk
     from adk_fluent.testing import mock_backend
-    from adk_fluent.visibility import infer_visibility_table
-    from adk_fluent.visibility_plugin import VisibilityPlugin
 
     version = importlib.metadata.version("google-adk")
     ir = hundred_node_graph().to_ir()
-    from adk_fluent.ir import walk
-
     nodes = sum(1 for _ in walk(ir))
     infer = _median_seconds(lambda: infer_visibility_table(ir), repeat=15, number=20)
 

@@ -7,13 +7,15 @@ import functools
 import json
 import os
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from .errors import CodegenError
+from .errors import CodegenError, CodegenWarning
+from .layout import Layout
 
 app = typer.Typer(
     add_completion=False,
@@ -28,24 +30,37 @@ RootOption = Annotated[
 
 
 def _friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn a CodegenError into one readable paragraph on stderr and exit code 2."""
+    """Turn a CodegenError into one readable paragraph on stderr and exit code 2, and each
+    CodegenWarning into one `warning:` line."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        caught: list[warnings.WarningMessage] = []
         try:
-            return fn(*args, **kwargs)
+            with warnings.catch_warnings(record=True) as caught:
+                return fn(*args, **kwargs)
         except CodegenError as exc:
             typer.secho(f"error: {exc.message}", err=True, fg=typer.colors.RED)
             if exc.hint:
                 typer.echo(f"hint: {exc.hint}", err=True)
             raise typer.Exit(2) from None
+        finally:
+            _show_warnings(caught)  # once the recording has stopped
 
     return wrapper
 
 
-def _layout(root: Path) -> Any:
-    from .render import Layout
+def _show_warnings(caught: list[warnings.WarningMessage]) -> None:
+    for warning in caught:
+        if issubclass(warning.category, CodegenWarning):
+            typer.secho(f"warning: {warning.message}", err=True, fg=typer.colors.YELLOW)
+        else:  # anybody else's warning, shown as Python would have
+            warnings.showwarning(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
 
+
+def _layout(root: Path) -> Layout:
     return Layout(root.resolve())
 
 
@@ -58,7 +73,8 @@ def scan(
     ] = None,
 ) -> None:
     """Scan the installed google-adk into a manifest."""
-    from .scan import dumps, manifest_filename
+    from .manifest import manifest_filename
+    from .scan import dumps
     from .scan import scan as do_scan
     from .writer import write_files_atomically
 
@@ -194,23 +210,18 @@ def check(root: RootOption = Path(".")) -> None:
 def regen(root: RootOption = Path(".")) -> None:
     """Scan the installed ADK, regenerate, write diff reports, print a summary."""
     from .diff import diff_manifests
-    from .manifest import load_manifests, version_key
+    from .manifest import load_manifests, manifest_filename, version_key
     from .render import render_all
-    from .scan import dumps, manifest_filename
+    from .scan import dumps
     from .scan import scan as do_scan
     from .writer import write_files_atomically
 
     layout = _layout(root)
     manifest = do_scan()
     version = manifest["adk_version"]
-    previous = (
-        [m for m in load_manifests(layout.manifests)]
-        if any(layout.manifests.glob("*.json"))
-        else []
-    )
-    older = [m for m in previous if version_key(m["adk_version"]) < version_key(version)]
     write_files_atomically({layout.manifests / manifest_filename(version): dumps(manifest)})
     manifests = load_manifests(layout.manifests)
+    older = [m for m in manifests if version_key(m["adk_version"]) < version_key(version)]
     outputs = render_all(layout, manifests)
     changed = write_files_atomically(outputs)
     fields = sum(len(c["fields"]) for c in manifest["classes"].values())

@@ -1,4 +1,4 @@
-"""The one error type the generator raises for user-facing problems."""
+"""The generator's error and warning types for user-facing problems."""
 
 from __future__ import annotations
 
@@ -10,3 +10,7 @@ class CodegenError(Exception):
         self.message = message
         self.hint = hint
         super().__init__(message if hint is None else f"{message}\nHint: {hint}")
+
+
+class CodegenWarning(UserWarning):
+    """Something the generator could not do but that need not stop it; the CLI prints one line."""

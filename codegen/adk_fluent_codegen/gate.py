@@ -11,13 +11,15 @@ from pathlib import Path
 
 from .diff import diff_manifests, load_acknowledgements, report_pairs, unacknowledged
 from .errors import CodegenError
+from .layout import Layout
 from .manifest import load_manifests
 
 
 def run(root: Path) -> int:
     """Print the gate's verdict; 0 when every breaking change is acknowledged."""
-    manifests = load_manifests(root / "generated" / "manifests")
-    acks = load_acknowledgements(root / "diffs" / "acknowledged.toml")
+    layout = Layout(root)
+    manifests = load_manifests(layout.manifests)
+    acks = load_acknowledgements(layout.acks)
     failures = 0
     for old, new in report_pairs(manifests):
         report = diff_manifests(old, new)

@@ -22,6 +22,11 @@ def version_key(version: str) -> tuple[int, ...]:
     return tuple(parts)
 
 
+def manifest_filename(version: str) -> str:
+    """The manifest's file name for one ADK version (`*` gives the pattern of them all)."""
+    return f"google-adk-{version}.json"
+
+
 def load_manifest(path: Path) -> dict[str, Any]:
     """Read and validate one manifest; a CodegenError names the file and what is wrong."""
     try:
@@ -61,7 +66,7 @@ def load_manifest(path: Path) -> dict[str, Any]:
 
 def load_manifests(directory: Path) -> list[dict[str, Any]]:
     """All manifests in a directory, oldest ADK version first."""
-    paths = sorted(directory.glob("google-adk-*.json"))
+    paths = sorted(directory.glob(manifest_filename("*")))
     if not paths:
         raise CodegenError(
             f"No manifests found in {directory}.",

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .annotations import union_members
+from .manifest import manifest_filename
 from .targets import (
     BUILDER_TARGETS,
     CONTROL_NODES,
@@ -108,7 +109,7 @@ def render_context(manifests: list[dict[str, Any]]) -> dict[str, Any]:
     versions = [m["adk_version"] for m in manifests]
     return {
         "versions": versions,
-        "manifest_names": [f"google-adk-{v}.json" for v in versions],
+        "manifest_names": [manifest_filename(v) for v in versions],
         "targets": targets,
         "field_versions": field_versions,
         "ir_extensions": IR_EXTENSIONS,

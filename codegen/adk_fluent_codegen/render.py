@@ -4,29 +4,15 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from .diff import diff_manifests, load_acknowledgements, report_pairs, unacknowledged
 from .errors import CodegenError
+from .layout import GENERATED_PACKAGE, Layout
 from .model import render_context
 from .shadowing import check_shadowing
-
-GENERATED_PACKAGE = "adk_fluent_generated"
-
-
-class Layout:
-    """Where things live in a checkout (overridable for tests)."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.templates = root / "templates"
-        self.generated = root / "generated"
-        self.manifests = self.generated / "manifests"
-        self.package = self.generated / GENERATED_PACKAGE
-        self.diffs = root / "diffs"
-        self.acks = self.diffs / "acknowledged.toml"
-        self.handwritten = root / "src" / "adk_fluent"
 
 
 def _environment(templates: Path) -> Any:
@@ -110,8 +96,14 @@ def _is_partial(template_name: str) -> bool:
     return template_name.startswith("_") and not template_name.startswith("__")
 
 
-def render_package(layout: Layout, manifests: list[dict[str, Any]]) -> dict[Path, str]:
-    """The generated package's files, rendered and formatted, keyed by output path."""
+def render_package(
+    layout: Layout, manifests: list[dict[str, Any]], builders: Iterable[type] | None = None
+) -> dict[Path, str]:
+    """The generated package's files, rendered and formatted, keyed by output path.
+
+    Refuses setters that would collide with the hand-written `builders` (by default the
+    installed adk-fluent builders; see shadowing.check_shadowing).
+    """
     env = _environment(layout.templates)
     context = render_context(manifests)
     template_dir = layout.templates / GENERATED_PACKAGE
@@ -125,7 +117,7 @@ def render_package(layout: Layout, manifests: list[dict[str, Any]]) -> dict[Path
         if out_name.endswith(".py"):
             text = ruff_format(text, out_name)
         outputs[layout.package / out_name] = text
-    check_shadowing(layout.handwritten, context["targets"])
+    check_shadowing(context["targets"], builders)
     return outputs
 
 
@@ -158,8 +150,10 @@ def render_diff_reports(layout: Layout, manifests: list[dict[str, Any]]) -> dict
     return outputs
 
 
-def render_all(layout: Layout, manifests: list[dict[str, Any]]) -> dict[Path, str]:
+def render_all(
+    layout: Layout, manifests: list[dict[str, Any]], builders: Iterable[type] | None = None
+) -> dict[Path, str]:
     """Everything `generate` writes and `check` compares."""
-    outputs = render_package(layout, manifests)
+    outputs = render_package(layout, manifests, builders)
     outputs.update(render_diff_reports(layout, manifests))
     return outputs

@@ -8,13 +8,13 @@ import importlib.metadata
 import inspect
 import json
 import warnings
-from pathlib import Path
 from typing import Any
 
 from . import MANIFEST_SCHEMA_VERSION
 from .annotations import render
 from .docstrings import class_attribute_docs
 from .errors import CodegenError
+from .manifest import version_key
 from .targets import PLUGIN_BASE, SCAN_TARGETS, ScanTarget
 
 MIN_ADK = (1, 25, 0)
@@ -31,20 +31,12 @@ def installed_adk_version() -> str:
             hint="install a supported release first, e.g. `pip install 'google-adk>=1.25,<3'` "
             "(or run `make setup`).",
         ) from None
-    if _version_tuple(version) < MIN_ADK:
+    if version_key(version) < MIN_ADK:
         raise CodegenError(
             f"google-adk {version} is installed, but adk-fluent supports 1.25.0 and newer.",
             hint="upgrade it: `pip install 'google-adk>=1.25,<3'`.",
         )
     return version
-
-
-def _version_tuple(version: str) -> tuple[int, ...]:
-    numbers = []
-    for part in version.split(".")[:3]:
-        digits = "".join(ch for ch in part if ch.isdigit())
-        numbers.append(int(digits or 0))
-    return tuple(numbers)
 
 
 def _import_class(target: ScanTarget) -> type | None:
@@ -196,15 +188,3 @@ def scan() -> dict[str, Any]:
 def dumps(manifest: dict[str, Any]) -> str:
     """Serialise a manifest deterministically."""
     return json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-
-
-def manifest_filename(version: str) -> str:
-    return f"google-adk-{version}.json"
-
-
-def write_manifest(manifest: dict[str, Any], directory: Path) -> Path:
-    from .writer import write_files_atomically
-
-    path = directory / manifest_filename(manifest["adk_version"])
-    write_files_atomically({path: dumps(manifest)})
-    return path

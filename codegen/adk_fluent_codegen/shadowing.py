@@ -1,98 +1,87 @@
-"""Refuse generated setter names that would shadow hand-written builder methods (read with libcst)."""
+"""Refuse generated setter names that would shadow hand-written builder methods.
+
+Checked on the built classes, not their source: the hand-written builders are imported and
+their MROs read, which takes a fraction of the time parsing `src/` would. Generated mixins are
+matched by name, so the check uses the setter names about to be generated, whatever the
+installed (possibly older) generated package holds.
+"""
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
+import importlib
+import pkgutil
+import warnings
+from collections.abc import Iterable
 from typing import Any
 
-from .errors import CodegenError
+from .errors import CodegenError, CodegenWarning
+
+# Where the hand-written builders live (the classes that mix in the generated setters).
+BUILDER_PACKAGE = "adk_fluent.api"
 
 
-def _class_defs(path: Path, text: str) -> dict[str, tuple[list[str], set[str], str]]:
-    """Top-level classes in one file: name -> (base names, method names, file)."""
-    import libcst as cst
-
-    found: dict[str, tuple[list[str], set[str], str]] = {}
-    for statement in cst.parse_module(text).body:
-        if not isinstance(statement, cst.ClassDef):
-            continue
-        bases = []
-        for arg in statement.bases:
-            value = arg.value
-            if isinstance(value, cst.Name):
-                bases.append(value.value)
-            elif isinstance(value, cst.Attribute):
-                bases.append(value.attr.value)
-        methods = {
-            item.name.value for item in statement.body.body if isinstance(item, cst.FunctionDef)
-        }
-        found[statement.name.value] = (bases, methods, str(path))
-    return found
+def builder_classes(package: str = BUILDER_PACKAGE) -> list[type]:
+    """Every class defined in `package` and its submodules, imported."""
+    root = importlib.import_module(package)
+    modules = [root]
+    for info in pkgutil.walk_packages(getattr(root, "__path__", []), f"{package}."):
+        modules.append(importlib.import_module(info.name))
+    return [
+        value
+        for module in modules
+        for value in vars(module).values()
+        if isinstance(value, type) and value.__module__ == module.__name__
+    ]
 
 
-def _classes(source_dir: Path, mixins: set[str]) -> dict[str, tuple[list[str], set[str], str]]:
-    """class name -> (base names, method names, file) for the hand-written classes that may
-    derive from a generated mixin.
+def _installed_builders() -> list[type]:
+    """The installed hand-written classes; none (with a warning) when they do not import.
 
-    Parsing with libcst is the slow part of `generate`, so only files that mention a mixin, or
-    a class already known to derive from one, are parsed (repeated until nothing new turns up).
-    A class can only inherit a mixin by naming it or a class deriving from it in its bases, so
-    no relevant class is missed.
+    They import the committed generated package, so a stale or broken one (the very thing
+    `generate` repairs) must not stop `generate`; `check` runs the check again afterwards.
     """
-    found: dict[str, tuple[list[str], set[str], str]] = {}
-    if not source_dir.exists():
-        return found
-    texts = {path: path.read_text(encoding="utf-8") for path in sorted(source_dir.rglob("*.py"))}
-    wanted = set(mixins)
-    searched: set[str] = set()
-    parsed: set[Path] = set()
-    while wanted - searched:
-        names = wanted - searched
-        searched |= names
-        pattern = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\b")
-        for path, text in texts.items():
-            if path in parsed or not pattern.search(text):
-                continue
-            parsed.add(path)
-            found.update(_class_defs(path, text))
-        wanted |= {name for name, (bases, _, _) in found.items() if set(bases) & wanted}
-    return found
+    try:
+        return builder_classes(BUILDER_PACKAGE)
+    except Exception as exc:  # any error while importing the hand-written core
+        warnings.warn(
+            f"the shadowing check was skipped: importing {BUILDER_PACKAGE} failed "
+            f"({type(exc).__name__}: {exc}); run `adk-fluent-codegen check` once it imports.",
+            CodegenWarning,
+            stacklevel=3,
+        )
+        return []
 
 
-def check_shadowing(source_dir: Path, targets: list[Any]) -> None:
-    """Raise when a hand-written class mixing in generated setters defines a method of the same name."""
+def check_shadowing(targets: list[Any], classes: Iterable[type] | None = None) -> None:
+    """Raise when a hand-written class mixing in a generated setter mixin defines a setter's name.
+
+    `targets` are the render model's TargetSpecs (the setters about to be generated); `classes`
+    are the classes to check, by default the installed hand-written builders (BUILDER_PACKAGE).
+    Every class in a checked class's MRO counts, except the generated mixins themselves: a
+    method before the mixin hides the setter, one after it is hidden by it.
+    """
     setters_by_mixin = {
         spec.target.builder_base: {f.setter: f.name for f in spec.setter_fields} for spec in targets
     }
-    classes = _classes(source_dir, set(setters_by_mixin))
-
-    def ancestry(name: str, seen: set[str]) -> set[str]:
-        if name in seen or name not in classes:
-            return set()
-        seen.add(name)
-        result = {name}
-        for base in classes[name][0]:
-            result |= ancestry(base, seen)
-        return result
-
-    problems = []
-    for class_name in classes:
-        chain = ancestry(class_name, set())
-        mixins = {base for c in chain for base in classes[c][0] if base in setters_by_mixin}
-        for mixin in sorted(mixins):
+    problems: set[str] = set()
+    for cls in _installed_builders() if classes is None else classes:
+        chain = [k for k in cls.__mro__ if k is not object]
+        for mixin in (k.__name__ for k in chain if k.__name__ in setters_by_mixin):
             setters = setters_by_mixin[mixin]
-            for hand_class in sorted(chain):
-                bases, methods, path = classes[hand_class]
-                for method in sorted(methods & set(setters)):
-                    problems.append(
-                        f"{path}: {hand_class}.{method}() would be shadowed by (or shadow) the generated "
-                        f"setter for ADK field `{setters[method]}` in {mixin}"
+            for klass in chain:
+                if klass.__name__ in setters_by_mixin:
+                    continue
+                inherited = "" if klass is cls else f" (a base of {cls.__name__})"
+                for method in vars(klass).keys() & setters.keys():
+                    problems.add(
+                        f"{klass.__module__}.{klass.__name__}.{method}(){inherited} would be "
+                        f"shadowed by (or shadow) the generated setter for ADK field "
+                        f"`{setters[method]}` in {mixin}"
                     )
     if problems:
-        unique = sorted(set(problems))
         raise CodegenError(
-            "Generated setter names collide with hand-written methods:\n  " + "\n  ".join(unique),
+            "Generated setter names collide with hand-written methods:\n  "
+            + "\n  ".join(sorted(problems)),
             hint="rename the hand-written method, or give the field another setter name in "
             "SETTER_RENAMES (codegen/adk_fluent_codegen/targets.py), then `make regen`.",
         )

@@ -90,8 +90,8 @@ class ControlNode:
         return visit_method(self.name)
 
 
-# adk-fluent's own node types. A test checks this list against the Node subclasses the core
-# defines, so a new control node cannot be missing from the visitor.
+# adk-fluent's own node types. tests/ir/test_nodes_and_visitors.py checks this list against the
+# Node subclasses the core defines, so a new control node cannot be missing from the visitor.
 CONTROL_NODES: tuple[ControlNode, ...] = (
     ControlNode("FallbackNode", "`a // b`: the next child runs when the previous raised."),
     ControlNode("UntilNode", "The loop check of `body * until(pred)`."),
@@ -119,6 +119,5 @@ IR_EXTENSIONS: tuple[tuple[str, str, str, str], ...] = (
     # (name, type, default expression, meaning)
     ("produces_type", "Any", "None", "pydantic model this node produces (`.produces()`)"),
     ("consumes_type", "Any", "None", "pydantic model this node consumes (`.consumes()`)"),
-    ("visibility", "str | None", "None", "developer's visibility override, if any"),
     ("context", "Any", "None", "context spec (the C module), if any"),
 )

@@ -88,7 +88,6 @@ class LlmAgentNode(Node):
     wait_for_output: Any = UNSET
     produces_type: Any = None  # pydantic model this node produces (`.produces()`)
     consumes_type: Any = None  # pydantic model this node consumes (`.consumes()`)
-    visibility: str | None = None  # developer's visibility override, if any
     context: Any = None  # context spec (the C module), if any
 
 
@@ -125,7 +124,6 @@ class SequentialAgentNode(Node):
     wait_for_output: Any = UNSET
     produces_type: Any = None  # pydantic model this node produces (`.produces()`)
     consumes_type: Any = None  # pydantic model this node consumes (`.consumes()`)
-    visibility: str | None = None  # developer's visibility override, if any
     context: Any = None  # context spec (the C module), if any
 
 
@@ -162,7 +160,6 @@ class ParallelAgentNode(Node):
     wait_for_output: Any = UNSET
     produces_type: Any = None  # pydantic model this node produces (`.produces()`)
     consumes_type: Any = None  # pydantic model this node consumes (`.consumes()`)
-    visibility: str | None = None  # developer's visibility override, if any
     context: Any = None  # context spec (the C module), if any
 
 
@@ -201,7 +198,6 @@ class LoopAgentNode(Node):
     wait_for_output: Any = UNSET
     produces_type: Any = None  # pydantic model this node produces (`.produces()`)
     consumes_type: Any = None  # pydantic model this node consumes (`.consumes()`)
-    visibility: str | None = None  # developer's visibility override, if any
     context: Any = None  # context spec (the C module), if any
 
 

@@ -31,9 +31,12 @@ def load_fixture_module(name: str) -> ModuleType:
 
 
 def copy_checkout(destination: Path) -> Path:
-    """Copy what the generator reads and writes (templates, generated, diffs, src) to `destination`."""
+    """Copy what the generator reads and writes (templates, generated, diffs) to `destination`.
+
+    The hand-written builders are not copied: the shadowing check imports the installed ones.
+    """
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for name in ("templates", "generated", "diffs", "src"):
+    for name in ("templates", "generated", "diffs"):
         source = REPO_ROOT / name
         if source.exists():
             shutil.copytree(source, destination / name, ignore=ignore)

@@ -10,8 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from adk_fluent_codegen import shadowing
 from adk_fluent_codegen.cli import app
-from adk_fluent_codegen.scan import manifest_filename
+from adk_fluent_codegen.manifest import manifest_filename
 from codegen_helpers import ADK_VERSION, FIXTURES, REPO_ROOT
 from typer.testing import CliRunner
 
@@ -214,13 +215,31 @@ def test_template_error_through_the_cli(checkout: Path) -> None:
     assert not (checkout / "generated" / "adk_fluent_generated" / "oops.py").exists()
 
 
-def test_shadowing_through_the_cli(checkout: Path) -> None:
-    (checkout / "src" / "adk_fluent").mkdir(parents=True, exist_ok=True)
-    (checkout / "src" / "adk_fluent" / "zz_shadow.py").write_text(
-        "class Shadow(LlmAgentSetters):\n    def model(self):\n        return None\n"
-    )
+def test_shadowing_through_the_cli(checkout: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from adk_fluent_generated.builder_bases import LlmAgentSetters
+
+    class Shadow(LlmAgentSetters):
+        def model(self) -> None:
+            return None
+
+    installed = shadowing.builder_classes
+    monkeypatch.setattr(shadowing, "builder_classes", lambda package: [*installed(package), Shadow])
     code, output = run("check", "--root", str(checkout))
     assert_friendly(code, output, "Shadow.model()", "SETTER_RENAMES")
+
+
+def test_a_skipped_shadowing_check_is_one_warning_line(
+    checkout: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(shadowing, "BUILDER_PACKAGE", "adk_fluent_codegen_no_such_package")
+    code, output = run("check", "--root", str(checkout))
+    assert code == 0, output
+    assert "up to date" in output
+    assert (
+        "warning: the shadowing check was skipped: importing adk_fluent_codegen_no_such_package"
+        in output
+    )
+    assert "Traceback" not in output and "CodegenWarning" not in output
 
 
 def test_console_entry_point_exit_codes_and_output(checkout: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import importlib.util
 import subprocess
@@ -15,7 +14,15 @@ from adk_fluent_codegen.manifest import load_manifests, version_key
 from adk_fluent_codegen.targets import BUILDER_TARGETS, SETTER_RENAMES, STRUCTURAL_FIELDS
 from codegen_helpers import ADK_MAJOR, ADK_VERSION, REPO_ROOT
 
-MODULES = ("sentinel", "ir_nodes", "builder_bases", "compile_cases", "field_versions")
+MODULES = (
+    "sentinel",
+    "node",
+    "ir_nodes",
+    "visitor",
+    "builder_bases",
+    "compile_cases",
+    "field_versions",
+)
 
 
 @pytest.fixture(scope="module")
@@ -108,14 +115,15 @@ def test_installed_adk_fields_are_all_known() -> None:
 
 
 def test_ir_nodes_mirror_the_adk_fields() -> None:
+    from dataclasses import FrozenInstanceError
+
     from adk_fluent_generated.builder_bases import LlmAgentSetters
     from adk_fluent_generated.ir_nodes import ADK_NODE_TYPES, LlmAgentNode
     from adk_fluent_generated.sentinel import UNSET
 
-    node = LlmAgentNode(name="helper")
-    names = [f.name for f in dataclasses.fields(node)]
-    assert names[0] == "name"
+    names = LlmAgentNode.FIELDS
     for extension in (
+        "name",
         "children",
         "reads_keys",
         "writes_keys",
@@ -128,19 +136,45 @@ def test_ir_nodes_mirror_the_adk_fields() -> None:
     setter_fields = {
         "timeout" if s == "adk_timeout" else s for s in LlmAgentSetters._GENERATED_SETTERS
     }
-    assert setter_fields <= set(names)
+    assert setter_fields == LlmAgentNode.ADK_FIELDS and setter_fields <= names
+    assert LlmAgentNode.REQUIRED == frozenset()  # only the name, given positionally
+
+    # A node holds only what was set; everything else reads as its class default.
+    node = LlmAgentNode("helper")
+    assert node.set_fields() == {"name": "helper"}
     assert all(getattr(node, f) is UNSET for f in setter_fields)
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    assert node.children == () and node.reads_keys == frozenset()
+    given = node.replace(instruction="Be brief.", output_key=None, model=UNSET)
+    assert given.set_fields() == {"name": "helper", "instruction": "Be brief.", "output_key": None}
+    assert node.set_fields() == {"name": "helper"}  # replace() made a new node
+    with pytest.raises(FrozenInstanceError):
         node.name = "other"  # type: ignore[misc]
+    with pytest.raises(TypeError, match="no field"):
+        LlmAgentNode("helper", no_such_field=1)
     assert LlmAgentNode in ADK_NODE_TYPES and len(ADK_NODE_TYPES) == len(BUILDER_TARGETS)
 
 
-def test_compile_case_builds_a_native_adk_agent() -> None:
-    from adk_fluent_generated.compile_cases import (
-        COMPILE_CASES,
-        LLMAGENTNODE_FIELD_KINDS,
-        adk_class,
+def test_field_kinds_cover_every_generated_node() -> None:
+    from adk_fluent_generated.compile_cases import ADK_MODULES, FIELD_KINDS
+    from adk_fluent_generated.ir_nodes import ADK_NODE_TYPES
+
+    assert set(FIELD_KINDS) == set(ADK_MODULES) == {t.adk_class for t in BUILDER_TARGETS}
+    for node_type in ADK_NODE_TYPES:
+        kinds = FIELD_KINDS[node_type.ADK_CLASS]
+        assert set(kinds) == node_type.ADK_FIELDS
+        assert set(kinds.values()) <= {"value", "list", "callback"}
+    llm = FIELD_KINDS["LlmAgent"]
+    assert (llm["before_agent_callback"], llm["tools"], llm["instruction"]) == (
+        "callback",
+        "list",
+        "value",
     )
+
+
+def test_compile_kwargs_builds_a_native_adk_agent() -> None:
+    """The one generic compile passes only the fields that were set: callbacks as a list when
+    several (one alone as itself), list fields as lists, adk-fluent's extensions never."""
+    from adk_fluent_generated.compile_cases import adk_class, compile_kwargs
     from adk_fluent_generated.ir_nodes import LlmAgentNode, SequentialAgentNode
 
     def before(callback_context: Any) -> None:
@@ -150,27 +184,35 @@ def test_compile_case_builds_a_native_adk_agent() -> None:
         return None
 
     node = LlmAgentNode(
-        name="helper", instruction="Be brief.", before_agent_callback=(before, after), tools=(len,)
+        "helper",
+        instruction="Be brief.",
+        before_agent_callback=(before, after),
+        tools=(len,),
+        output_key=None,  # explicitly set: passed, unlike an unset field
+        produces_type=dict,
+        writes_keys=frozenset({"answer"}),
+        visibility="user",
     )
-    class_name, compile_fn = COMPILE_CASES[LlmAgentNode]
-    kwargs = compile_fn(node, [])
+    kwargs = compile_kwargs("LlmAgent", node, [])
     assert kwargs == {
         "name": "helper",
         "instruction": "Be brief.",
         "before_agent_callback": [before, after],
         "tools": [len],
+        "output_key": None,
     }
-    assert LLMAGENTNODE_FIELD_KINDS["before_agent_callback"] == "callback"
-    assert LLMAGENTNODE_FIELD_KINDS["tools"] == "list"
-    single = compile_fn(LlmAgentNode(name="one", after_agent_callback=(after,)), [])
-    assert single["after_agent_callback"] is after
-    agent = adk_class(class_name)(**kwargs)
+    single = compile_kwargs("LlmAgent", LlmAgentNode("one", after_agent_callback=(after,)), [])
+    assert single == {"name": "one", "after_agent_callback": after}
+    assert compile_kwargs("LlmAgent", LlmAgentNode("bare"), []) == {"name": "bare"}
+    agent = adk_class("LlmAgent")(**kwargs)
     assert agent.name == "helper" and agent.instruction == "Be brief."
+    assert agent.before_agent_callback == [before, after] and agent.tools == [len]
 
-    seq_name, seq_fn = COMPILE_CASES[SequentialAgentNode]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # 2.x: SequentialAgent -> Workflow
-        pipeline = adk_class(seq_name)(**seq_fn(SequentialAgentNode(name="pipe"), [agent]))
+        pipe = compile_kwargs("SequentialAgent", SequentialAgentNode("pipe"), [agent])
+        pipeline = adk_class("SequentialAgent")(**pipe)
+    assert pipe == {"name": "pipe", "sub_agents": [agent]}
     assert [a.name for a in pipeline.sub_agents] == ["helper"]
 
 

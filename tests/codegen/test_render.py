@@ -14,9 +14,8 @@ from typing import Any
 
 import pytest
 from adk_fluent_codegen.errors import CodegenError
-from adk_fluent_codegen.model import render_context
-from adk_fluent_codegen.render import Layout, render_all, render_package, ruff_format
-from adk_fluent_codegen.shadowing import check_shadowing
+from adk_fluent_codegen.layout import Layout
+from adk_fluent_codegen.render import render_all, render_package, ruff_format
 from codegen_helpers import FIXTURES, GOLDEN, REPO_ROOT
 
 UPDATE_GOLDEN = os.environ.get("UPDATE_GOLDEN") == "1"
@@ -34,10 +33,14 @@ def golden_path(relative: Path) -> Path:
     return GOLDEN / f"{relative.as_posix()}.golden"
 
 
+# Renders of the synthetic manifests check their setters against no hand-written builders
+# (`builders=()`), so what src/ defines cannot change them; test_shadowing.py covers the check.
+
+
 def test_synthetic_manifests_render_like_the_golden_files(
     tmp_path: Path, synthetic_manifests: list[dict[str, Any]]
 ) -> None:
-    outputs = render_all(synthetic_layout(tmp_path), synthetic_manifests)
+    outputs = render_all(synthetic_layout(tmp_path), synthetic_manifests, builders=())
     rendered = {path.relative_to(tmp_path): text for path, text in outputs.items()}
     if UPDATE_GOLDEN:
         shutil.rmtree(GOLDEN, ignore_errors=True)
@@ -58,11 +61,12 @@ def test_rendering_is_byte_identical_on_rerun(
     tmp_path: Path, synthetic_manifests: list[dict[str, Any]]
 ) -> None:
     layout = synthetic_layout(tmp_path)
-    assert render_all(layout, synthetic_manifests) == render_all(layout, synthetic_manifests)
+    first = render_all(layout, synthetic_manifests, builders=())
+    assert render_all(layout, synthetic_manifests, builders=()) == first
 
 
 def test_rendered_package_shape(tmp_path: Path, synthetic_manifests: list[dict[str, Any]]) -> None:
-    outputs = render_all(synthetic_layout(tmp_path), synthetic_manifests)
+    outputs = render_all(synthetic_layout(tmp_path), synthetic_manifests, builders=())
     package = tmp_path / "generated" / "adk_fluent_generated"
     assert {p.name for p in outputs if p.parent == package} == {
         "__init__.py",
@@ -70,7 +74,9 @@ def test_rendered_package_shape(tmp_path: Path, synthetic_manifests: list[dict[s
         "compile_cases.py",
         "field_versions.py",
         "ir_nodes.py",
+        "node.py",
         "sentinel.py",
+        "visitor.py",
     }
     assert {p.name for p in outputs if p.parent == tmp_path / "diffs"} == {
         "1.0.0..2.0.0.md",
@@ -112,7 +118,7 @@ def test_undefined_template_variable_is_a_readable_error(
         tmp_path, '{% include "_header.j2" %}\nVALUE = {{ no_such_variable }}\n'
     )
     with pytest.raises(CodegenError) as error:
-        render_package(layout, synthetic_manifests)
+        render_package(layout, synthetic_manifests, builders=())
     message = error.value.message
     assert "templates/adk_fluent_generated/broken.py.j2" in message
     assert "undefined variable" in message and "no_such_variable" in message
@@ -127,7 +133,7 @@ def test_undefined_attribute_is_a_readable_error(
         tmp_path, "{% for t in targets %}{{ t.no_such_attribute }}{% endfor %}\n"
     )
     with pytest.raises(CodegenError, match="undefined variable.*no_such_attribute"):
-        render_package(layout, synthetic_manifests)
+        render_package(layout, synthetic_manifests, builders=())
 
 
 def test_template_syntax_error_is_a_readable_error(
@@ -135,7 +141,7 @@ def test_template_syntax_error_is_a_readable_error(
 ) -> None:
     layout = write_bad_template(tmp_path, "{% for x in versions %}\n")
     with pytest.raises(CodegenError, match="syntax error on line"):
-        render_package(layout, synthetic_manifests)
+        render_package(layout, synthetic_manifests, builders=())
 
 
 def test_template_rendering_invalid_python_is_a_readable_error(
@@ -145,73 +151,8 @@ def test_template_rendering_invalid_python_is_a_readable_error(
     with pytest.raises(
         CodegenError, match="ruff could not format the generated broken.py"
     ) as error:
-        render_package(layout, synthetic_manifests)
+        render_package(layout, synthetic_manifests, builders=())
     assert "fix the template" in (error.value.hint or "")
-
-
-def write_handwritten(root: Path, source: str) -> Path:
-    package = root / "src" / "adk_fluent"
-    package.mkdir(parents=True)
-    (package / "agent.py").write_text(source)
-    return package
-
-
-def test_shadowing_a_generated_setter_is_refused(
-    tmp_path: Path, synthetic_manifests: list[dict[str, Any]]
-) -> None:
-    write_handwritten(
-        tmp_path,
-        (
-            "from adk_fluent_generated.builder_bases import LlmAgentSetters\n\n\n"
-            "class Agent(LlmAgentSetters):\n"
-            "    def model(self):\n"
-            "        return 'mine'\n"
-        ),
-    )
-    layout = synthetic_layout(tmp_path)
-    with pytest.raises(CodegenError) as error:
-        render_package(layout, synthetic_manifests)
-    assert "Agent.model()" in error.value.message and "LlmAgentSetters" in error.value.message
-    assert "SETTER_RENAMES" in (error.value.hint or "")
-
-
-def test_shadowing_through_an_intermediate_base_is_refused(
-    tmp_path: Path, synthetic_manifests: list[dict[str, Any]]
-) -> None:
-    write_handwritten(
-        tmp_path,
-        (
-            "import adk_fluent_generated.builder_bases as gen\n\n\n"
-            "class BuilderBase(gen.LlmAgentSetters):\n"
-            "    pass\n\n\n"
-            "class Agent(BuilderBase):\n"
-            "    def instruction(self, text):\n"
-            "        return self\n"
-        ),
-    )
-    with pytest.raises(CodegenError, match=r"Agent\.instruction\(\)"):
-        check_shadowing(
-            tmp_path / "src" / "adk_fluent", render_context(synthetic_manifests)["targets"]
-        )
-
-
-def test_renamed_and_unrelated_methods_do_not_collide(
-    tmp_path: Path, synthetic_manifests: list[dict[str, Any]]
-) -> None:
-    write_handwritten(
-        tmp_path,
-        (
-            "class Agent(LlmAgentSetters):\n"
-            "    def timeout(self, seconds):  # ADK's `timeout` field is generated as adk_timeout\n"
-            "        return self\n\n"
-            "    def outputs(self, key):\n"
-            "        return self\n\n\n"
-            "class Unrelated:\n"
-            "    def model(self):\n"
-            "        return None\n"
-        ),
-    )
-    check_shadowing(tmp_path / "src" / "adk_fluent", render_context(synthetic_manifests)["targets"])
 
 
 def test_ruff_missing_is_a_readable_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,7 +8,8 @@ import sys
 from typing import Any
 
 import pytest
-from adk_fluent_codegen.scan import dumps, manifest_filename, scan
+from adk_fluent_codegen.manifest import manifest_filename
+from adk_fluent_codegen.scan import dumps, scan
 from adk_fluent_codegen.targets import PLUGIN_BASE, SCAN_TARGETS
 from codegen_helpers import ADK_MAJOR, ADK_VERSION, REPO_ROOT
 
@@ -38,7 +39,8 @@ CORE_PLUGIN_HOOKS = {
     "after_tool_callback",
     "on_tool_error_callback",
 }
-# Plugin hooks per scanned release (ADK_FACTS.md: 13 in 1.25, 2.13 adds two notification hooks).
+# Plugin hooks per scanned release: 13 in 1.25.0; 2.13.0 adds two error notifications
+# (see generated/manifests/).
 EXPECTED_PLUGIN_HOOKS = {
     "1.25.0": CORE_PLUGIN_HOOKS,
     "2.13.0": CORE_PLUGIN_HOOKS | {"on_agent_error_callback", "on_run_error_callback"},

@@ -20,8 +20,9 @@ from adk_fluent import (
     check_all,
     check_contracts,
     register_check,
+    registered_checks,
+    unregister_check,
 )
-from adk_fluent import registered_checks, unregister_check
 from adk_fluent.testing import mock_backend
 from tests.conftest import ADK_MAJOR, ADK_VERSION
 

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from adk_fluent import check_contracts
-from adk_fluent import registered_checks
+from adk_fluent import check_contracts, registered_checks
 from tests.contracts.corpus.broken import BROKEN
 from tests.contracts.corpus.correct import CORRECT
 

@@ -23,11 +23,11 @@ from adk_fluent import (
     gate,
     map_over,
     race,
+    registered_checks,
     tap,
     timeout,
     until,
 )
-from adk_fluent import registered_checks
 
 NAMES = ["a", "b", "c", "d", "e", "f"]
 KEYS = ["intent", "draft", "docs", "item", "temp:scratch", "user:tier", "app:flag", "x"]

@@ -105,3 +105,57 @@ def test_field_missing_from_installed_adk_names_the_versions_that_have_it():
 def test_field_present_in_installed_adk_compiles():
     agent = Agent("a").mode("task").build()
     assert agent.mode == "task"
+
+
+# -- misuse cases added with the re-layout ------------------------------------------------------
+@pytest.mark.parametrize(
+    ("make", "agent", "field", "hint"),
+    [
+        (lambda: _gate().hide(), "check", "visibility", "hide the agents around it"),
+        (lambda: _s().rename(draft=""), None, "keys", "S.rename(draft='final')"),
+        (lambda: _s().merge("a", "b", into=""), None, "keys", "into='ab'"),
+        (lambda: _s().merge("a", "b", into="ab", fn="join"), None, "fn", None),
+        (lambda: _c().capture_turns("", 3), None, None, None),
+        (lambda: Agent("a").context("user_only"), "a", "context", "C.user_only()"),
+    ],
+    ids=[
+        "hide-a-gate",
+        "rename-to-nothing",
+        "merge-into-nothing",
+        "merge-fn-not-callable",
+        "capture-turns-no-key",
+        "context-not-a-spec",
+    ],
+)
+def test_new_misuses_name_the_step_the_field_and_a_hint(make, agent, field, hint):
+    with pytest.raises(BuildError) as info:
+        make()
+    assert info.value.agent == agent and info.value.field == field
+    if hint is not None:
+        assert hint in str(info.value)
+
+
+def _gate():
+    from adk_fluent import gate
+
+    return gate(lambda state: True, "Send it?", name="check")
+
+
+def _s():
+    from adk_fluent import S
+
+    return S
+
+
+def _c():
+    from adk_fluent import C
+
+    return C
+
+
+def test_a_hidden_composite_keeps_its_override_when_composed_further():
+    """`c >> (a >> b).hide()` keeps b internal: the hidden pipeline is not flattened away."""
+    from adk_fluent import infer_visibility
+
+    table = infer_visibility((Agent("c") >> (Agent("a") >> Agent("b")).hide()).to_ir())
+    assert (table["c"], table["a"], table["b"]) == ("internal", "internal", "internal")

@@ -20,13 +20,13 @@ from adk_fluent.ir import steps
 __all__ = ["S", "StateStep", "function_step"]
 
 
-def _keys(keys: tuple[str, ...], what: str) -> tuple[str, ...]:
+def _keys(keys: tuple[str, ...], what: str, example: str) -> tuple[str, ...]:
     for key in keys:
         if not isinstance(key, str) or not key:
             raise BuildError(
                 f"{what} needs state key names (non-empty strings), got {key!r}",
                 field="keys",
-                hint=f"e.g. {what.rstrip('()')}('intent').",
+                hint=f"e.g. {example}",
             )
     return keys
 
@@ -51,12 +51,12 @@ class S:
     @staticmethod
     def merge(*keys: str, into: str, fn: Callable[..., Any] | None = None) -> StateStep:
         """Combine several keys into one: `fn(*values)`, or by default a dict {key: value}."""
-        _keys(keys, "S.merge()")
+        _keys(keys, "S.merge()", "S.merge('a', 'b', into='ab')")
         if len(keys) < 2:
             raise BuildError(
                 "S.merge() needs at least two keys to combine", hint="S.merge('a', 'b', into='ab')"
             )
-        _keys((into,), "S.merge(into=...)")
+        _keys((into,), "S.merge(into=...)", "S.merge('a', 'b', into='ab')")
         if fn is not None and not callable(fn):
             raise BuildError("S.merge(..., fn=...) needs a callable", field="fn")
         return StateStep(steps.Merge(keys, into, fn))
@@ -64,12 +64,12 @@ class S:
     @staticmethod
     def pick(*keys: str) -> StateStep:
         """Keep only these session keys: every other unscoped key is set to None."""
-        return StateStep(steps.Pick(_keys(keys, "S.pick()")))
+        return StateStep(steps.Pick(_keys(keys, "S.pick()", "S.pick('intent')")))
 
     @staticmethod
     def drop(*keys: str) -> StateStep:
         """Delete these keys (write None)."""
-        _keys(keys, "S.drop()")
+        _keys(keys, "S.drop()", "S.drop('scratch')")
         if not keys:
             raise BuildError("S.drop() needs at least one key", hint="S.drop('scratch')")
         return StateStep(steps.Drop(keys))
@@ -79,13 +79,13 @@ class S:
         """Move values: `S.rename(old="new")` writes new=old's value and deletes old."""
         if not mapping:
             raise BuildError("S.rename() needs old='new' pairs", hint="S.rename(draft='final')")
-        _keys(tuple(mapping.values()), "S.rename()")
+        _keys(tuple(mapping.values()), "S.rename()", "S.rename(draft='final')")
         return StateStep(steps.Rename(tuple(sorted(mapping.items()))))
 
     @staticmethod
     def transform(key: str, fn: Callable[[Any], Any]) -> StateStep:
         """Replace state[key] with fn(state[key]) (the key must exist)."""
-        _keys((key,), "S.transform()")
+        _keys((key,), "S.transform()", "S.transform('n', int)")
         if not callable(fn):
             raise BuildError(f"S.transform('{key}', fn) needs a callable fn", field="fn")
         return StateStep(steps.Transform(key, fn))
@@ -110,10 +110,10 @@ class S:
     @staticmethod
     def log(*keys: str, level: int = 20) -> StateStep:  # 20 is logging.INFO
         """Log these keys (or the whole state) to the 'adk_fluent.state' logger."""
-        return StateStep(steps.Log(_keys(keys, "S.log()"), level))
+        return StateStep(steps.Log(_keys(keys, "S.log()", "S.log('intent')"), level))
 
     @staticmethod
     def capture(key: str) -> StateStep:
         """Store the latest user message's text in state[key] (same step as C.capture)."""
-        _keys((key,), "S.capture()")
+        _keys((key,), "S.capture()", "S.capture('question')")
         return StateStep(steps.Capture(key))

@@ -1,0 +1,20 @@
+"""Where the generator's inputs and outputs live in a checkout: one place for every command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+GENERATED_PACKAGE = "adk_fluent_generated"
+
+
+class Layout:
+    """The paths under one checkout root; tests may point single paths elsewhere."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.templates = root / "templates"
+        self.generated = root / "generated"
+        self.manifests = self.generated / "manifests"
+        self.package = self.generated / GENERATED_PACKAGE
+        self.diffs = root / "diffs"
+        self.acks = self.diffs / "acknowledged.toml"
