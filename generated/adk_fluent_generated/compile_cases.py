@@ -100,18 +100,25 @@ def adk_class(name: str) -> Any:
     return getattr(importlib.import_module(ADK_MODULES[name]), name)
 
 
+# Per ADK class, the fields whose value needs reshaping (list and callback fields).
+_SHAPED: dict[str, frozenset[str]] = {
+    name: frozenset(field for field, kind in kinds.items() if kind != "value")
+    for name, kinds in FIELD_KINDS.items()
+}
+
+
 def compile_kwargs(adk_class_name: str, node: Node, sub_agents: list[Any]) -> dict[str, Any]:
     """Constructor keyword arguments for ADK's `adk_class_name` from a generated node."""
-    kwargs: dict[str, Any] = {"name": node.name}
     kinds = FIELD_KINDS[adk_class_name]
-    for field, value in vars(node).items():  # only what was set (the name is not a kind)
-        kind = kinds.get(field)
-        if kind == "callback":
+    # only what was set: a node's __dict__ holds just the fields it was given
+    kwargs = {field: value for field, value in vars(node).items() if field in kinds}
+    for field in kwargs.keys() & _SHAPED[adk_class_name]:
+        value = kwargs[field]
+        if kinds[field] == "callback":  # ADK runs a list of callbacks in order
             kwargs[field] = value[0] if len(value) == 1 else list(value)
-        elif kind == "list":
+        else:
             kwargs[field] = list(value)
-        elif kind is not None:
-            kwargs[field] = value
+    kwargs["name"] = node.name
     if sub_agents:
         kwargs["sub_agents"] = sub_agents
     return kwargs

@@ -97,6 +97,16 @@ class Node:
         state["name"] = name
         state.update(values)
 
+    @classmethod
+    def of(cls, name: str, values: dict[str, Any]) -> Self:
+        """A node from values the caller already checked (the builders' setters only set known
+        fields): the same node as `cls(name, **values)`, without checking the field names again."""
+        node = object.__new__(cls)
+        state = node.__dict__
+        state["name"] = name
+        state.update(values)
+        return node
+
     # -- frozen value ------------------------------------------------------------------------
     def __setattr__(self, field: str, value: Any) -> None:
         raise FrozenInstanceError(f"{type(self).__name__} is frozen: use .replace({field}=...)")
@@ -138,6 +148,8 @@ class Node:
     # -- the tree ----------------------------------------------------------------------------
     def walk(self) -> Iterator[Node]:
         """Every node of this subtree, depth first, parents before children."""
-        yield self
-        for child in self.children:
-            yield from child.walk()
+        stack: list[Node] = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))

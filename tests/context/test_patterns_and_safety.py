@@ -1,4 +1,5 @@
-"""The four usage patterns of spec v5.1 section 2.3, captures, and template-injection safety."""
+"""Four ways of using C (zero-config, explicit capture, selective conversation, iterative
+refinement), captures, and template-injection safety."""
 
 from __future__ import annotations
 

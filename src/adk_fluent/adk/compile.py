@@ -22,25 +22,8 @@ from adk_fluent.adk.compat import (
     workflow_agents_warn,
 )
 from adk_fluent.errors import BuildError, DuplicateNameError, EmptyCompositeError
-from adk_fluent.ir.nodes import (
-    FallbackNode,
-    GateNode,
-    LlmAgentNode,
-    LoopAgentNode,
-    MapOverNode,
-    Node,
-    NodeVisitor,
-    ParallelAgentNode,
-    RaceNode,
-    RouteNode,
-    SequentialAgentNode,
-    TapNode,
-    TimeoutNode,
-    TransformNode,
-    UntilNode,
-    body_output_key,
-    iter_paths,
-)
+from adk_fluent.ir import nodes as ir
+from adk_fluent.ir.nodes import body_output_key, iter_paths
 from adk_fluent.ir.state_keys import gate_state_key
 
 # ADK 1.x calls agent callbacks with keyword arguments (callback_context=..., llm_request=...);
@@ -62,7 +45,7 @@ _CALLBACK_PARAM_ORDER = (
 ModelFor = Callable[[str], Any]
 
 
-def check_names(root: Node) -> set[str]:
+def check_names(root: ir.Node) -> set[str]:
     """Every agent name must be unique in one tree: ADK finds agents (and transfers) by name.
     Returns the names taken.
 
@@ -78,7 +61,7 @@ def check_names(root: Node) -> set[str]:
     return taken
 
 
-def _duplicate(root: Node, name: str) -> None:
+def _duplicate(root: ir.Node, name: str) -> None:
     paths = [" > ".join(path) for path, node in iter_paths(root) if node.name == name]
     raise DuplicateNameError(
         f"the name is used twice in one tree: at {paths[0]} and at {paths[1]}",
@@ -88,7 +71,7 @@ def _duplicate(root: Node, name: str) -> None:
     )
 
 
-def _validation_error(node: Node, error: Any) -> BuildError:
+def _validation_error(node: ir.Node, error: Any) -> BuildError:
     problems = []
     field = None
     for item in error.errors():
@@ -143,7 +126,7 @@ def _adapt_callbacks(kwargs: dict[str, Any]) -> None:
             )
 
 
-def _install_context(node: LlmAgentNode, kwargs: dict[str, Any]) -> None:
+def _install_context(node: ir.LlmAgentNode, kwargs: dict[str, Any]) -> None:
     """A C spec becomes the first before-model callback, which sets the request's contents."""
     if not node.context.needs_view:
         return
@@ -161,14 +144,17 @@ def _install_context(node: LlmAgentNode, kwargs: dict[str, Any]) -> None:
     kwargs["before_model_callback"] = [ContextView(node.context, node.name), *callbacks]
 
 
-def _gate_keys(node: Node) -> tuple[str, ...]:
+def _gate_keys(node: ir.Node) -> tuple[str, ...]:
+    """The state keys of the gates in a subtree (most subtrees are a single agent: no walk)."""
+    if not node.children:
+        return (gate_state_key(node.name),) if node.PAUSES_RUN else ()
     return tuple(gate_state_key(n.name) for n in node.walk() if n.PAUSES_RUN)
 
 
-class Compiler(NodeVisitor[Any]):
+class Compiler(ir.NodeVisitor[Any]):
     """One compilation: model overrides and unique names for repeated zero-cost steps."""
 
-    def __init__(self, root: Node, model_for: ModelFor | None) -> None:
+    def __init__(self, root: ir.Node, model_for: ModelFor | None) -> None:
         self.model_for = model_for
         self.taken = check_names(root)
         self.renamed: dict[str, str] = {}  # compiled name -> IR name, for repeated zero-cost steps
@@ -181,12 +167,20 @@ class Compiler(NodeVisitor[Any]):
         self.renamed[candidate] = name
         return candidate
 
-    def children(self, node: Node) -> list[Any]:
+    def children(self, node: ir.Node) -> list[Any]:
         return [self.visit(child) for child in node.children]
 
-    def compile(self, node: Node) -> Any:
-        """Compile one IR node (and its children) into a native ADK agent."""
-        return self.visit(node)
+    def compile(self, node: ir.Node) -> Any:
+        """Compile a tree into its native ADK root agent.
+
+        ADK 2.x warns that the workflow agents are deprecated whenever one is constructed; the
+        user asked for a Pipeline, not for that compile target, so the one message is silenced
+        while this compilation constructs them (once for the tree, not once per composite).
+        """
+        if not workflow_agents_warn():
+            return self.visit(node)
+        with quiet_workflow_deprecation():
+            return self.visit(node)
 
     # -- ADK's own agent classes -------------------------------------------------------------
     def _adk_agent(self, node: Any) -> Any:
@@ -195,25 +189,21 @@ class Compiler(NodeVisitor[Any]):
             raise EmptyCompositeError(f"{class_name} has no sub-agents", agent=node.name)
         kwargs = compile_kwargs(class_name, node, self.children(node))
         _adapt_callbacks(kwargs)
-        if isinstance(node, LlmAgentNode):
+        if isinstance(node, ir.LlmAgentNode):
             if node.context is not None:
                 _install_context(node, kwargs)
             model = self.model_for(node.name) if self.model_for is not None else None
             if model is not None:
                 kwargs["model"] = model
         try:
-            cls = installed_class(class_name)
-            if class_name == "LlmAgent" or not workflow_agents_warn():
-                return cls(**kwargs)
-            with quiet_workflow_deprecation():
-                return cls(**kwargs)
+            return installed_class(class_name)(**kwargs)
         except ValidationError as error:
             raise _validation_error(node, error) from None
 
-    def visit_llm_agent(self, node: LlmAgentNode) -> Any:
+    def visit_llm_agent(self, node: ir.LlmAgentNode) -> Any:
         return self._adk_agent(node)
 
-    def visit_sequential_agent(self, node: SequentialAgentNode) -> Any:
+    def visit_sequential_agent(self, node: ir.SequentialAgentNode) -> Any:
         keys = tuple(_gate_keys(child) for child in node.children)
         if not any(keys):
             return self._adk_agent(node)
@@ -222,34 +212,34 @@ class Compiler(NodeVisitor[Any]):
 
         return GatedSequenceAgent(name=node.name, sub_agents=self.children(node), gate_keys=keys)
 
-    def visit_parallel_agent(self, node: ParallelAgentNode) -> Any:
+    def visit_parallel_agent(self, node: ir.ParallelAgentNode) -> Any:
         return self._adk_agent(node)
 
-    def visit_loop_agent(self, node: LoopAgentNode) -> Any:
+    def visit_loop_agent(self, node: ir.LoopAgentNode) -> Any:
         return self._adk_agent(node)
 
     # -- adk-fluent's own nodes ----------------------------------------------------------------
-    def visit_fallback(self, node: FallbackNode) -> Any:
+    def visit_fallback(self, node: ir.FallbackNode) -> Any:
         from adk_fluent.adk.agents.steps import FallbackAgent
 
         return FallbackAgent(name=node.name, sub_agents=self.children(node))
 
-    def visit_until(self, node: UntilNode) -> Any:
+    def visit_until(self, node: ir.UntilNode) -> Any:
         from adk_fluent.adk.agents.steps import UntilCheckAgent
 
         return UntilCheckAgent(name=self.unique(node.name), predicate=node.predicate)
 
-    def visit_transform(self, node: TransformNode) -> Any:
+    def visit_transform(self, node: ir.TransformNode) -> Any:
         from adk_fluent.adk.agents.steps import StateStepAgent
 
         return StateStepAgent(name=self.unique(node.name), step=node.step)
 
-    def visit_tap(self, node: TapNode) -> Any:
+    def visit_tap(self, node: ir.TapNode) -> Any:
         from adk_fluent.adk.agents.steps import TapAgent
 
         return TapAgent(name=self.unique(node.name), fn=node.fn)
 
-    def visit_route(self, node: RouteNode) -> Any:
+    def visit_route(self, node: ir.RouteNode) -> Any:
         from adk_fluent.adk.agents.flow import RouteAgent
 
         return RouteAgent(
@@ -261,7 +251,7 @@ class Compiler(NodeVisitor[Any]):
             sub_agents=self.children(node),
         )
 
-    def visit_map_over(self, node: MapOverNode) -> Any:
+    def visit_map_over(self, node: ir.MapOverNode) -> Any:
         from adk_fluent.adk.agents.flow import MapOverAgent
 
         return MapOverAgent(
@@ -274,7 +264,7 @@ class Compiler(NodeVisitor[Any]):
             sub_agents=self.children(node),
         )
 
-    def visit_gate(self, node: GateNode) -> Any:
+    def visit_gate(self, node: ir.GateNode) -> Any:
         from adk_fluent.adk.agents.flow import APPROVE_WORDS, REJECT_WORDS, GateAgent
 
         return GateAgent(
@@ -286,17 +276,17 @@ class Compiler(NodeVisitor[Any]):
             reject_words=node.reject_words or REJECT_WORDS,
         )
 
-    def visit_timeout(self, node: TimeoutNode) -> Any:
+    def visit_timeout(self, node: ir.TimeoutNode) -> Any:
         from adk_fluent.adk.agents.concurrency import TimeoutAgent
 
         return TimeoutAgent(name=node.name, seconds=node.seconds, sub_agents=self.children(node))
 
-    def visit_race(self, node: RaceNode) -> Any:
+    def visit_race(self, node: ir.RaceNode) -> Any:
         from adk_fluent.adk.agents.concurrency import RaceAgent
 
         return RaceAgent(name=node.name, sub_agents=self.children(node))
 
 
-def compile_tree(root: Node, model_for: ModelFor | None = None) -> Any:
+def compile_tree(root: ir.Node, model_for: ModelFor | None = None) -> Any:
     """Check the tree, then compile it to the native ADK root agent."""
     return Compiler(root, model_for).compile(root)

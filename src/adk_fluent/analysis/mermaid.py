@@ -9,23 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adk_fluent.ir.nodes import (
-    FallbackNode,
-    GateNode,
-    LlmAgentNode,
-    LoopAgentNode,
-    MapOverNode,
-    Node,
-    NodeVisitor,
-    ParallelAgentNode,
-    RaceNode,
-    RouteNode,
-    SequentialAgentNode,
-    TapNode,
-    TimeoutNode,
-    TransformNode,
-    UntilNode,
-)
+from adk_fluent.ir import nodes as ir
 
 Ends = tuple[list[str], list[str]]  # the ids control flow enters and leaves a drawing by
 
@@ -40,19 +24,19 @@ def _rule_label(rule: Any) -> str:
     return _quote(f"{rule.op} {rule.value!r}")
 
 
-class _Drawing(NodeVisitor[Ends]):
+class _Drawing(ir.NodeVisitor[Ends]):
     """Draws each node type; `visit(node)` returns the ids control flow enters and leaves by."""
 
     def __init__(self) -> None:
         self.lines = ["flowchart TD"]
         self.ids: dict[int, str] = {}
 
-    def node_id(self, node: Node) -> str:
+    def node_id(self, node: ir.Node) -> str:
         if id(node) not in self.ids:
             self.ids[id(node)] = f"n{len(self.ids)}"
         return self.ids[id(node)]
 
-    def box(self, node: Node, shape: str, label: str) -> Ends:
+    def box(self, node: ir.Node, shape: str, label: str) -> Ends:
         nid = self.node_id(node)
         self.lines.append(f"    {nid}{shape.format(label=_quote(label))}")
         return [nid], [nid]
@@ -62,7 +46,7 @@ class _Drawing(NodeVisitor[Ends]):
             for dst in targets:
                 self.lines.append(f"    {src} {arrow} {dst}")
 
-    def fork(self, node: Node, kind: str, arrow: str = "-->") -> Ends:
+    def fork(self, node: ir.Node, kind: str, arrow: str = "-->") -> Ends:
         nid = self.node_id(node)
         fork, join = f"{nid}_fork", f"{nid}_join"
         self.lines += [f"    {fork}(({kind}))", f"    {join}(( ))"]
@@ -72,7 +56,7 @@ class _Drawing(NodeVisitor[Ends]):
             self.edge(c_out, [join])
         return [fork], [join]
 
-    def chain(self, children: tuple[Node, ...]) -> Ends:
+    def chain(self, children: tuple[ir.Node, ...]) -> Ends:
         first: list[str] = []
         previous: list[str] = []
         for index, child in enumerate(children):
@@ -83,7 +67,7 @@ class _Drawing(NodeVisitor[Ends]):
             previous = c_out
         return first, previous
 
-    def visit_llm_agent(self, node: LlmAgentNode) -> Ends:
+    def visit_llm_agent(self, node: ir.LlmAgentNode) -> Ends:
         writes = f"<br/>writes: {', '.join(sorted(node.writes_keys))}" if node.writes_keys else ""
         entry, exit_ = self.box(node, '["{label}"]', f"{node.name}{writes}")
         for child in node.children:  # delegates: LLM-driven transfer
@@ -91,31 +75,31 @@ class _Drawing(NodeVisitor[Ends]):
             self.edge(entry, c_in, "-. transfer .->")
         return entry, exit_
 
-    def visit_transform(self, node: TransformNode) -> Ends:
+    def visit_transform(self, node: ir.TransformNode) -> Ends:
         return self.box(node, '[/"{label}"/]', f"{node.step.kind} {node.name}")
 
-    def visit_tap(self, node: TapNode) -> Ends:
+    def visit_tap(self, node: ir.TapNode) -> Ends:
         return self.box(node, '>"{label}"]', f"tap {node.name}")
 
-    def visit_until(self, node: UntilNode) -> Ends:
+    def visit_until(self, node: ir.UntilNode) -> Ends:
         return self.box(node, '{{{{"{label}"}}}}', "until?")
 
-    def visit_gate(self, node: GateNode) -> Ends:
+    def visit_gate(self, node: ir.GateNode) -> Ends:
         return self.box(node, '{{{{"{label}"}}}}', f"gate: {node.message}")
 
-    def visit_sequential_agent(self, node: SequentialAgentNode) -> Ends:
+    def visit_sequential_agent(self, node: ir.SequentialAgentNode) -> Ends:
         return self.chain(node.children)
 
-    def visit_parallel_agent(self, node: ParallelAgentNode) -> Ends:
+    def visit_parallel_agent(self, node: ir.ParallelAgentNode) -> Ends:
         return self.fork(node, "parallel")
 
-    def visit_race(self, node: RaceNode) -> Ends:
+    def visit_race(self, node: ir.RaceNode) -> Ends:
         return self.fork(node, "race")
 
-    def visit_fallback(self, node: FallbackNode) -> Ends:
+    def visit_fallback(self, node: ir.FallbackNode) -> Ends:
         return self.fork(node, "fallback", "-. try .->")
 
-    def visit_route(self, node: RouteNode) -> Ends:
+    def visit_route(self, node: ir.RouteNode) -> Ends:
         entry, _ = self.box(node, '{{"{label}"}}', f"route {node.key}")
         join = f"{entry[0]}_join"
         self.lines.append(f"    {join}(( ))")
@@ -128,7 +112,7 @@ class _Drawing(NodeVisitor[Ends]):
             self.edge(c_out, [join])
         return entry, [join]
 
-    def visit_loop_agent(self, node: LoopAgentNode) -> Ends:
+    def visit_loop_agent(self, node: ir.LoopAgentNode) -> Ends:
         limit = f" x{node.max_iterations}" if isinstance(node.max_iterations, int) else ""
         head, _ = self.box(node, '{{{{"{label}"}}}}', f"loop{limit}")
         b_in, b_out = self.chain(node.children)
@@ -136,21 +120,21 @@ class _Drawing(NodeVisitor[Ends]):
         self.edge(b_out, head, "-. repeat .->")
         return head, head
 
-    def visit_map_over(self, node: MapOverNode) -> Ends:
+    def visit_map_over(self, node: ir.MapOverNode) -> Ends:
         head, _ = self.box(node, '[["{label}"]]', f"map_over {node.list_key} -> {node.output_key}")
         b_in, b_out = self.visit(node.children[0])
         self.edge(head, b_in, "-- each item -->")
         self.edge(b_out, head, "-. next .->")
         return head, head
 
-    def visit_timeout(self, node: TimeoutNode) -> Ends:
+    def visit_timeout(self, node: ir.TimeoutNode) -> Ends:
         head, _ = self.box(node, '(["{label}"])', f"timeout {node.seconds:g}s")
         b_in, b_out = self.visit(node.children[0])
         self.edge(head, b_in)
         return head, b_out
 
 
-def to_mermaid(root: Node) -> str:
+def to_mermaid(root: ir.Node) -> str:
     """A `flowchart TD` of the tree with data-flow edges from each key's writers to its readers.
     Internal agents (their text is not the answer) are drawn dashed and grey."""
     from adk_fluent.analysis.visibility import infer_visibility
@@ -161,14 +145,14 @@ def to_mermaid(root: Node) -> str:
     internal = [
         drawing.ids[id(node)]
         for node in root.walk()
-        if isinstance(node, LlmAgentNode)
+        if isinstance(node, ir.LlmAgentNode)
         and visibility.get(node.name) == "internal"
         and id(node) in drawing.ids
     ]
     if internal:
         drawing.lines.append("    classDef internal stroke-dasharray: 5 5,color:#666")
         drawing.lines.append(f"    class {','.join(internal)} internal")
-    writers: dict[str, list[Node]] = {}
+    writers: dict[str, list[ir.Node]] = {}
     for node in root.walk():
         for key in node.writes_keys:
             writers.setdefault(key, []).append(node)

@@ -12,7 +12,7 @@ from adk_fluent.api.expression import Expression
 from adk_fluent.api.state_schema import declare
 from adk_fluent.errors import BuildError
 from adk_fluent.ir.context_spec import ContextSpec
-from adk_fluent.ir.instruction_keys import template_keys
+from adk_fluent.ir.instruction_keys import template_reads
 
 
 def _schema_fields(model: Any) -> frozenset[str]:
@@ -32,9 +32,7 @@ class Agent(Expression, LlmAgentSetters):
     _consumes: Any = None  # a pydantic model, or a DeclaredState from .reads()
 
     def __init__(self, name: str, model: Any = None) -> None:
-        super().__init__(name)
-        if model is not None:
-            self._fields = {"model": model}
+        super().__init__(name, None if model is None else {"model": model})
 
     # -- sugar ------------------------------------------------------------------------------
     def instruct(self, instruction: str | Callable[..., Any]) -> Self:
@@ -168,8 +166,7 @@ class Agent(Expression, LlmAgentSetters):
         """The frozen IR node, with the state keys this agent reads and writes; only what was
         set is passed (the node's class defaults stand for the rest)."""
         fields = self._fields
-        required, optional = template_keys(fields.get("instruction"))
-        reads = required | optional
+        reads = template_reads(fields.get("instruction"))
         extras: dict[str, Any] = {}
         output_key = fields.get("output_key")
         writes = frozenset((output_key,)) if isinstance(output_key, str) else frozenset()
@@ -192,4 +189,5 @@ class Agent(Expression, LlmAgentSetters):
             extras["writes_keys"] = writes
         if self._visibility is not None:
             extras["visibility"] = self._visibility
-        return LlmAgentNode(self._name, **fields, **extras)
+        # setters only set fields the installed ADK has, and extras are node fields: no re-check
+        return LlmAgentNode.of(self._name, {**fields, **extras})

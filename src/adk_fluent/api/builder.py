@@ -22,6 +22,17 @@ if TYPE_CHECKING:
     from adk_fluent.run.events import AgentEvent
 
 
+_INSTALLED: dict[str, frozenset[str]] = {}
+
+
+def _installed(adk_class: str) -> frozenset[str]:
+    """The installed ADK class's field names (a dict lookup after the first call per class)."""
+    fields = _INSTALLED.get(adk_class)
+    if fields is None:
+        fields = _INSTALLED[adk_class] = installed_fields(adk_class)
+    return fields
+
+
 def check_name(name: object, what: str = "agent") -> None:
     """Refuse a name ADK would refuse, naming it and saying why."""
     if not is_valid_name(name):
@@ -45,10 +56,11 @@ class BuilderBase:
     _visibility: str | None = None  # the developer's override: "user" | "internal" | None
     _options: BuildOptions = BuildOptions()
 
-    def __init__(self, name: str) -> None:
-        check_name(name)
+    def __init__(self, name: str, fields: dict[str, Any] | None = None) -> None:
+        if not is_valid_name(name):
+            check_name(name)  # raises, naming the agent and the rule
         self._name = name
-        self._fields = {}
+        self._fields = {} if fields is None else fields
 
     # -- immutability -------------------------------------------------------------------------
     def _copy(self, **changes: Any) -> Self:
@@ -66,7 +78,7 @@ class BuilderBase:
 
     # -- field setters used by the generated mixins --------------------------------------------
     def _check_field(self, field: str) -> None:
-        if field in installed_fields(self._ADK_CLASS):
+        if field in _installed(self._ADK_CLASS):
             return
         versions = versions_with_field(self._ADK_CLASS, field)
         raise FieldNotInstalledError(
@@ -81,8 +93,15 @@ class BuilderBase:
         )
 
     def _set_field(self, field: str, value: Any) -> Self:
-        self._check_field(field)
-        return self._copy(_fields={**self._fields, field: value})
+        # the hot path of every setter: a known field, one new value (see _copy)
+        if field not in _installed(self._ADK_CLASS):
+            self._check_field(field)
+        new = object.__new__(type(self))
+        state = new.__dict__
+        state.update(self.__dict__)
+        state.pop("_ir", None)
+        state["_fields"] = {**self._fields, field: value}
+        return new
 
     def _append_field(self, field: str, items: tuple[Any, ...]) -> Self:
         self._check_field(field)

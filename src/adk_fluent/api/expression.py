@@ -133,9 +133,7 @@ class _Composite(Expression):
         """An unnamed composite of steps that are already Expressions (what operators make):
         no re-checking, so a chain `a >> b >> ...` of n steps costs O(n), not O(n^2) checks."""
         new = object.__new__(cls)
-        new._fields = {}
-        new._steps = children
-        new._named = False
+        new.__dict__.update(_fields={}, _steps=children, _named=False)
         return new
 
     def __getattr__(self, attr: str) -> Any:
@@ -279,7 +277,8 @@ def _flatten(kind: type[_Composite], value: Expression) -> tuple[Expression, ...
 
 
 def _sequence(left: Any, right: Any) -> Pipeline:
-    a, b = as_step(left, ">>"), as_step(right, ">>")
+    a = left if isinstance(left, Expression) else as_step(left, ">>")
+    b = right if isinstance(right, Expression) else as_step(right, ">>")
     return Pipeline._of((*_flatten(Pipeline, a), *_flatten(Pipeline, b)))
 
 

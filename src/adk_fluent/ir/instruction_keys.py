@@ -15,6 +15,14 @@ _SCOPES = "|".join(re.escape(prefix) for prefix in SCOPE_PREFIXES)
 TEMPLATE_VAR = re.compile(r"\{\{[^{}]*\}\}|\{((?:" + _SCOPES + r")?[A-Za-z_][A-Za-z0-9_]*)(\?)?\}")
 
 
+def template_reads(instruction: object) -> frozenset[str]:
+    """Every state key a string instruction reads, required or optional."""
+    if not isinstance(instruction, str):
+        return frozenset()
+    required, optional = _parse(instruction)
+    return required | optional if required and optional else required or optional
+
+
 def template_keys(instruction: object) -> tuple[frozenset[str], frozenset[str]]:
     """(required keys, optional keys) a string instruction reads; callables read nothing we can see."""
     if not isinstance(instruction, str):

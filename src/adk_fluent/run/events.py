@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from adk_fluent.adk.event_visibility import DEPTH, IS_USER_FACING, VISIBILITY
+
 
 @dataclass(frozen=True)
 class ToolCallInfo:
@@ -46,16 +48,16 @@ class AgentEvent:
     @property
     def visibility(self) -> str:
         """'user', 'internal' or 'zero_cost' (from adk-fluent's annotation; 'user' when absent)."""
-        return str(self.metadata.get("adk_fluent.visibility", "user"))
+        return str(self.metadata.get(VISIBILITY, "user"))
 
     @property
     def is_user_facing(self) -> bool:
-        return bool(self.metadata.get("adk_fluent.is_user_facing", True))
+        return bool(self.metadata.get(IS_USER_FACING, True))
 
     @property
     def depth(self) -> int:
         """0 for what speaks to the user, deeper for internal work (show depth 0 for the simplest UI)."""
-        return int(self.metadata.get("adk_fluent.depth", 0))
+        return int(self.metadata.get(DEPTH, 0))
 
     @property
     def is_error(self) -> bool:

@@ -34,25 +34,8 @@ from adk_fluent.analysis.contracts.effects import (
     model_fields,
     step_effects,
 )
-from adk_fluent.ir.nodes import (
-    FallbackNode,
-    GateNode,
-    LlmAgentNode,
-    LoopAgentNode,
-    MapOverNode,
-    Node,
-    NodeVisitor,
-    ParallelAgentNode,
-    RaceNode,
-    RouteNode,
-    SequentialAgentNode,
-    TapNode,
-    TimeoutNode,
-    TransformNode,
-    UntilNode,
-    body_output_key,
-    final_replier,
-)
+from adk_fluent.ir import nodes as ir
+from adk_fluent.ir.nodes import body_output_key, final_replier
 from adk_fluent.ir.state_keys import UNKNOWN, scope_of_key
 
 YES, MAYBE, NO = "yes", "maybe", "no"
@@ -125,7 +108,7 @@ def _quoted(names: tuple[str, ...]) -> str:
     return ", ".join(f'"{n}"' for n in names)
 
 
-def view_of(node: LlmAgentNode) -> View:
+def view_of(node: ir.LlmAgentNode) -> View:
     """The history view an LLM agent compiles to (its C spec, or include_contents)."""
     spec = node.context
     history = getattr(spec, "history", None)
@@ -298,16 +281,16 @@ class DataflowResult:
     conflicts: list[Conflict]
     clobbers: list[Clobber]
     unseen: dict[str, Unseen]
-    agents: dict[str, LlmAgentNode]
+    agents: dict[str, ir.LlmAgentNode]
     paths: dict[str, str]  # node name -> path of its first occurrence
     output_schema_fields: dict[str, list[str]]  # field -> agents whose output_schema has it
 
 
-class Flow(NodeVisitor[Env]):
+class Flow(ir.NodeVisitor[Env]):
     """One abstract run over an IR tree: one case per node type, each from the state before it
     runs (`self._at`: the state, the node's path and that path joined) to the state after."""
 
-    def __init__(self, root: Node, initial_keys: frozenset[str] = frozenset()) -> None:
+    def __init__(self, root: ir.Node, initial_keys: frozenset[str] = frozenset()) -> None:
         self.root = root
         self.initial_keys = initial_keys
         self.records: dict[tuple[str, str, str], ReadRecord] = {}
@@ -326,15 +309,15 @@ class Flow(NodeVisitor[Env]):
         """Run the whole tree from the initial state."""
         facts = {key: Fact(YES, (INITIAL_WRITER,)) for key in sorted(self.initial_keys)}
         end = self.visit_at(self.root, Env(facts), ())
-        agents: dict[str, LlmAgentNode] = {}
+        agents: dict[str, ir.LlmAgentNode] = {}
         paths: dict[str, str] = {}
         schema_fields: dict[str, list[str]] = {}
-        stack: list[tuple[Node, tuple[str, ...]]] = [(self.root, ())]
+        stack: list[tuple[ir.Node, tuple[str, ...]]] = [(self.root, ())]
         while stack:
             node, parent = stack.pop()
             path = (*parent, _name(node))
             paths.setdefault(_name(node), "/".join(path))
-            if isinstance(node, LlmAgentNode):
+            if isinstance(node, ir.LlmAgentNode):
                 agents.setdefault(node.name, node)
                 if is_set(node.output_schema):
                     for name in model_fields(node.output_schema):
@@ -354,7 +337,7 @@ class Flow(NodeVisitor[Env]):
         )
 
     # -- traversal -----------------------------------------------------------------------------
-    def visit_at(self, node: Node, env: Env, parent: tuple[str, ...]) -> Env:
+    def visit_at(self, node: ir.Node, env: Env, parent: tuple[str, ...]) -> Env:
         """The state after `node` runs from `env`."""
         path = (*parent, node.name)
         previous = self._at
@@ -364,55 +347,55 @@ class Flow(NodeVisitor[Env]):
         finally:
             self._at = previous
 
-    def visit_llm_agent(self, node: LlmAgentNode) -> Env:
+    def visit_llm_agent(self, node: ir.LlmAgentNode) -> Env:
         return self._agent(node, *self._at)
 
-    def visit_sequential_agent(self, node: SequentialAgentNode) -> Env:
+    def visit_sequential_agent(self, node: ir.SequentialAgentNode) -> Env:
         return self._sequence(node, *self._at)
 
-    def visit_parallel_agent(self, node: ParallelAgentNode) -> Env:
+    def visit_parallel_agent(self, node: ir.ParallelAgentNode) -> Env:
         return self._parallel(node, *self._at)
 
-    def visit_loop_agent(self, node: LoopAgentNode) -> Env:
+    def visit_loop_agent(self, node: ir.LoopAgentNode) -> Env:
         return self._loop(node, *self._at)
 
-    def visit_fallback(self, node: FallbackNode) -> Env:
+    def visit_fallback(self, node: ir.FallbackNode) -> Env:
         return self._fallback(node, *self._at)
 
-    def visit_race(self, node: RaceNode) -> Env:
+    def visit_race(self, node: ir.RaceNode) -> Env:
         return self._race(node, *self._at)
 
-    def visit_timeout(self, node: TimeoutNode) -> Env:
+    def visit_timeout(self, node: ir.TimeoutNode) -> Env:
         return self._timeout(node, *self._at)
 
-    def visit_route(self, node: RouteNode) -> Env:
+    def visit_route(self, node: ir.RouteNode) -> Env:
         return self._route(node, *self._at)
 
-    def visit_map_over(self, node: MapOverNode) -> Env:
+    def visit_map_over(self, node: ir.MapOverNode) -> Env:
         return self._map_over(node, *self._at)
 
-    def visit_transform(self, node: TransformNode) -> Env:
+    def visit_transform(self, node: ir.TransformNode) -> Env:
         return self._step(node, *self._at)
 
-    def visit_gate(self, node: GateNode) -> Env:
+    def visit_gate(self, node: ir.GateNode) -> Env:
         return self._gate(node, *self._at)
 
-    def visit_tap(self, node: TapNode) -> Env:
+    def visit_tap(self, node: ir.TapNode) -> Env:
         return self._opaque_reader(node, *self._at)
 
-    def visit_until(self, node: UntilNode) -> Env:
+    def visit_until(self, node: ir.UntilNode) -> Env:
         return self._opaque_reader(node, *self._at)
 
-    def _seq(self, children: tuple[Node, ...], env: Env, path: tuple[str, ...]) -> Env:
+    def _seq(self, children: tuple[ir.Node, ...], env: Env, path: tuple[str, ...]) -> Env:
         for child in children:
             env = self.visit_at(child, env, path)
         return env
 
-    def _sequence(self, node: Node, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def _sequence(self, node: ir.Node, env: Env, path: tuple[str, ...], p: str) -> Env:
         return self._seq(_children(node), env, path)
 
     # -- writes and reads ----------------------------------------------------------------------
-    def _write(self, env: Env, node: Node, p: str, write: Write) -> None:
+    def _write(self, env: Env, node: ir.Node, p: str, write: Write) -> None:
         """Apply one write to `env` (which the caller owns)."""
         writer = Writer(_name(node), p, write.via, write.kind, write.type, write.value, write.text)
         old = env.facts.get(write.key, ABSENT)
@@ -426,7 +409,7 @@ class Flow(NodeVisitor[Env]):
 
     def _read(
         self,
-        node: Node,
+        node: ir.Node,
         kind: str,
         p: str,
         read: Read,
@@ -461,7 +444,7 @@ class Flow(NodeVisitor[Env]):
         )
 
     # -- node kinds ----------------------------------------------------------------------------
-    def _agent_effects(self, node: LlmAgentNode) -> tuple[View, list[Read], list[Write]]:
+    def _agent_effects(self, node: ir.LlmAgentNode) -> tuple[View, list[Read], list[Write]]:
         cached = self._effects.get(id(node))
         if cached is None:
             reads = agent_reads(node, is_root=node is self.root)
@@ -469,13 +452,13 @@ class Flow(NodeVisitor[Env]):
             self._effects[id(node)] = cached
         return cached  # type: ignore[no-any-return]
 
-    def _step_effects(self, node: TransformNode) -> StepEffects:
+    def _step_effects(self, node: ir.TransformNode) -> StepEffects:
         cached = self._effects.get(id(node))
         if cached is None:
             cached = self._effects[id(node)] = step_effects(node)
         return cached  # type: ignore[no-any-return]
 
-    def _agent(self, node: LlmAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def _agent(self, node: ir.LlmAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
         view, reads, writes = self._agent_effects(node)
         for read in reads:
             self._read(node, "agent", p, read, env, view=view)
@@ -506,7 +489,7 @@ class Flow(NodeVisitor[Env]):
             )
         return join(ends, f"agent '{node.name}'")
 
-    def _step(self, node: TransformNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def _step(self, node: ir.TransformNode, env: Env, path: tuple[str, ...], p: str) -> Env:
         effects = self._step_effects(node)
         for read in effects.reads:
             self._read(node, "step", p, read, env)
@@ -541,11 +524,11 @@ class Flow(NodeVisitor[Env]):
             self._write(env, node, p, write)
         return env
 
-    def _opaque_reader(self, node: Node, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def _opaque_reader(self, node: ir.Node, env: Env, path: tuple[str, ...], p: str) -> Env:
         self.opaque_readers.setdefault(p, _name(node))
         return env
 
-    def _gate(self, node: GateNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def _gate(self, node: ir.GateNode, env: Env, path: tuple[str, ...], p: str) -> Env:
         self.opaque_readers.setdefault(p, node.name)
         env = env.copy()
         for key, fact in list(env.facts.items()):
@@ -564,7 +547,7 @@ class Flow(NodeVisitor[Env]):
                 )
         return env
 
-    def _subtree_writes(self, node: Node) -> dict[str, list[tuple[str, bool]]]:
+    def _subtree_writes(self, node: ir.Node) -> dict[str, list[tuple[str, bool]]]:
         """Every key a subtree may write or delete: {key: [(how, is_delete), ...]}."""
         cached = self._subtree.get(id(node))
         if cached is not None:
@@ -575,23 +558,23 @@ class Flow(NodeVisitor[Env]):
             found.setdefault(key, []).append((via, delete))
 
         for item in node.walk():
-            if isinstance(item, LlmAgentNode):
+            if isinstance(item, ir.LlmAgentNode):
                 for write in self._agent_effects(item)[2]:
                     add(write.key, write.via)
-            elif isinstance(item, TransformNode):
+            elif isinstance(item, ir.TransformNode):
                 effects = self._step_effects(item)
                 for write in effects.writes:
                     add(write.key, write.via, write.delete)
                 for old, new in effects.renames:
                     add(new, f'S.rename({old}="{new}")')
                     add(old, f'S.rename({old}="{new}")', True)
-            elif isinstance(item, MapOverNode):
+            elif isinstance(item, ir.MapOverNode):
                 add(item.output_key, f'map_over("{item.list_key}") output')
                 add(item.item_key, f'map_over("{item.list_key}") item')
         self._subtree[id(node)] = found
         return found
 
-    def _concurrent(self, node: Node, kind: str, env: Env, path: tuple[str, ...]) -> list[Env]:
+    def _concurrent(self, node: ir.Node, kind: str, env: Env, path: tuple[str, ...]) -> list[Env]:
         """Each child from `env`, knowing which keys its siblings write at the same time."""
         children = _children(node)
         writes = [self._subtree_writes(child) for child in children]
@@ -616,9 +599,9 @@ class Flow(NodeVisitor[Env]):
 
     def _find_conflicts(
         self,
-        node: Node,
+        node: ir.Node,
         p: str,
-        children: tuple[Node, ...],
+        children: tuple[ir.Node, ...],
         writes: list[dict[str, list[tuple[str, bool]]]],
     ) -> None:
         keys = dict.fromkeys(k for branch in writes for k in branch)
@@ -633,7 +616,7 @@ class Flow(NodeVisitor[Env]):
             listed = tuple((name, via) for name, ways in branches for via, _ in ways)
             self.conflicts.setdefault((p, key), Conflict(_name(node), p, key, listed))
 
-    def _parallel(self, node: ParallelAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def _parallel(self, node: ir.ParallelAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
         if not node.children:
             return env
         outs = self._concurrent(node, "parallel", env, path)
@@ -673,7 +656,7 @@ class Flow(NodeVisitor[Env]):
         merged.speakers = frozenset().union(*(out.speakers for out in outs))
         return merged
 
-    def _race(self, node: RaceNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def _race(self, node: ir.RaceNode, env: Env, path: tuple[str, ...], p: str) -> Env:
         if not node.children:
             return env
         outs = self._concurrent(node, "race", env, path)
@@ -683,7 +666,7 @@ class Flow(NodeVisitor[Env]):
         ]
         return join(ends, f"race '{node.name}'")
 
-    def _fallback(self, node: FallbackNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def _fallback(self, node: ir.FallbackNode, env: Env, path: tuple[str, ...], p: str) -> Env:
         where = f"fallback '{node.name}'"
         entry, ends = env, []
         for index, child in enumerate(node.children):
@@ -699,14 +682,14 @@ class Flow(NodeVisitor[Env]):
                 )
         return join(ends, where) if ends else env
 
-    def _timeout(self, node: TimeoutNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def _timeout(self, node: ir.TimeoutNode, env: Env, path: tuple[str, ...], p: str) -> Env:
         out = self._seq(node.children, env, path)
         return join(
             [("when the body finishes in time", out), ("when it times out", env)],
             f"timeout '{node.name}'",
         )
 
-    def _route(self, node: RouteNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def _route(self, node: ir.RouteNode, env: Env, path: tuple[str, ...], p: str) -> Env:
         if any(rule.op == "when" for rule in node.rules):
             self.opaque_readers.setdefault(p, node.name)
         self._read(
@@ -736,7 +719,7 @@ class Flow(NodeVisitor[Env]):
             ends = grown
         return ends, out
 
-    def _loop(self, node: LoopAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def _loop(self, node: ir.LoopAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
         children = node.children
         body_keys = frozenset(k for child in children for k in self._subtree_writes(child))
         frame = _LoopFrame(f"loop '{node.name}'", body_keys)
@@ -752,10 +735,10 @@ class Flow(NodeVisitor[Env]):
             )
         finally:
             self.loops.pop()
-        may_stop_early = limit is None or any(isinstance(c, UntilNode) for c in children)
+        may_stop_early = limit is None or any(isinstance(c, ir.UntilNode) for c in children)
         return ends if may_stop_early else later
 
-    def _map_over(self, node: MapOverNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def _map_over(self, node: ir.MapOverNode, env: Env, path: tuple[str, ...], p: str) -> Env:
         where = f"map_over '{node.name}'"
         self._read(node, "map_over", p, Read(node.list_key, "map_over", True), env)
         before = env.facts.get(node.item_key, ABSENT)
@@ -821,14 +804,14 @@ class Flow(NodeVisitor[Env]):
         return result
 
 
-def _name(node: Node) -> str:
+def _name(node: ir.Node) -> str:
     return node.name
 
 
-def _children(node: Node) -> tuple[Node, ...]:
+def _children(node: ir.Node) -> tuple[ir.Node, ...]:
     return node.children
 
 
-def analyse(root: Node, initial_keys: frozenset[str] = frozenset()) -> DataflowResult:
+def analyse(root: ir.Node, initial_keys: frozenset[str] = frozenset()) -> DataflowResult:
     """Run the abstract interpretation over `root`."""
     return Flow(root, initial_keys).run()
