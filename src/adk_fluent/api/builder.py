@@ -1,26 +1,21 @@
-"""BuilderBase: what a builder value is. Immutable, with field checks and typo hints, visibility
-and strictness choices, and the execution facade.
+"""BuilderBase: what a builder value is. Immutable, with field checks and typo hints, and the
+visibility and strictness choices it hands the engine as BuildOptions.
 
-A builder hands the engine its IR tree and its BuildOptions, never itself. How builders compose
-(`>> | * //`) is in `expression`, which every concrete builder derives from.
+How builders compose (`>> | * //`) is in `expression`, how they run in `running`; every concrete
+builder derives from `expression.Expression`, which has both.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from typing import Any, ClassVar, Self
 
 from adk_fluent.adk.compat import adk_version, installed_fields, versions_with_field
 from adk_fluent.errors import BuildError, FieldNotInstalledError, UnknownSetterError, did_you_mean
 from adk_fluent.ir.names import is_valid_name
 from adk_fluent.ir.nodes import Node
-from adk_fluent.ir.options import BuildOptions, ExecutionConfig, StrictOptions
-from adk_fluent.run.engine import ENGINE
-
-if TYPE_CHECKING:
-    from adk_fluent.run.events import AgentEvent
-
+from adk_fluent.ir.options import BuildOptions, StrictOptions
 
 _INSTALLED: dict[str, frozenset[str]] = {}
 
@@ -177,64 +172,6 @@ class BuilderBase:
 
     def _build_ir(self) -> Node:
         raise TypeError(f"{type(self).__name__} does not define _build_ir()")
-
-    def build(self, *, backend: Any = None) -> Any:
-        """Compile to the native ADK root agent (`backend=mock_backend(...)` installs scripted models)."""
-        return ENGINE.build(self.to_ir(), self._options, backend)
-
-    def to_app(self, config: ExecutionConfig | None = None, *, backend: Any = None) -> Any:
-        """Compile to a native ADK `App`: visibility plugin, the config's plugins, resumability,
-        compaction and run metadata applied."""
-        return ENGINE.to_app(self.to_ir(), self._options, config, backend)
-
-    def to_runner(self, config: ExecutionConfig | None = None, **services: Any) -> Any:
-        """A native ADK `Runner` for this expression (session/artifact/memory services optional)."""
-        return ENGINE.to_runner(self.to_ir(), self._options, config, **services)
-
-    async def run(self, prompt: Any, **options: Any) -> list[AgentEvent]:
-        """Run one turn; returns every event the client receives, as AgentEvents."""
-        return await ENGINE.run(self.to_ir(), self._options, prompt, **options)
-
-    def stream(self, prompt: Any, **options: Any) -> AsyncIterator[AgentEvent]:
-        """Run one turn, yielding AgentEvents as they happen."""
-        return ENGINE.stream(self.to_ir(), self._options, prompt, **options)
-
-    async def ask(self, prompt: Any, **options: Any) -> str:
-        """Run one turn; returns the final response text."""
-        return await ENGINE.ask(self.to_ir(), self._options, prompt, **options)
-
-    def ask_sync(self, prompt: Any, **options: Any) -> str:
-        """`ask()` for scripts without an event loop."""
-        return ENGINE.ask_sync(self.to_ir(), self._options, prompt, **options)
-
-    async def session(self, session_id: str, *, user_id: str = "user", **options: Any) -> Any:
-        """The stored ADK session (events and state), as the session store holds it."""
-        return await ENGINE.get_session(
-            self.to_ir(), self._options, session_id, user_id=user_id, **options
-        )
-
-    async def rewind(
-        self, session_id: str, before_invocation_id: str, *, user_id: str = "user", **options: Any
-    ) -> None:
-        """Rewind a session to before an invocation (ADK's Runner.rewind_async)."""
-        await ENGINE.rewind(
-            self.to_ir(),
-            self._options,
-            session_id,
-            before_invocation_id,
-            user_id=user_id,
-            **options,
-        )
-
-    def to_mermaid(self) -> str:
-        """A mermaid flowchart of the tree with data-flow edges (who writes what who reads)."""
-        from adk_fluent.analysis.mermaid import to_mermaid
-
-        return to_mermaid(self.to_ir())
-
-    def visualize(self) -> str:
-        """Alias of to_mermaid(), for notebooks and the CLI."""
-        return self.to_mermaid()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._name!r})"

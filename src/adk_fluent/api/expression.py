@@ -24,13 +24,14 @@ from adk_fluent_generated.builder_bases import (
 from adk_fluent_generated.ir_nodes import LoopAgentNode, ParallelAgentNode, SequentialAgentNode
 
 from adk_fluent.api.builder import BuilderBase, check_name
+from adk_fluent.api.running import Runnable
 from adk_fluent.errors import BuildError, EmptyCompositeError
 from adk_fluent.ir.names import slug
 from adk_fluent.ir.nodes import FallbackNode, TimeoutNode, TransformNode, UntilNode
 from adk_fluent.ir.steps import FunctionStep, Step
 
 
-class Expression(BuilderBase):
+class Expression(BuilderBase, Runnable):
     """A builder that composes. Precedence is Python's: `*` and `//` bind tighter than `>>`,
     which binds tighter than `|`."""
 
