@@ -40,10 +40,16 @@ def installed_class(class_name: str) -> Any:
     return adk_class(class_name)
 
 
-@functools.cache
+_FIELDS: dict[str, frozenset[str]] = {}
+
+
 def installed_fields(class_name: str) -> frozenset[str]:
-    """Field names the installed ADK's class has."""
-    return frozenset(installed_class(class_name).model_fields)
+    """Field names the installed ADK's class has (a dict lookup after the first call: every
+    builder setter asks)."""
+    fields = _FIELDS.get(class_name)
+    if fields is None:
+        fields = _FIELDS[class_name] = frozenset(installed_class(class_name).model_fields)
+    return fields
 
 
 def versions_with_field(class_name: str, field: str) -> tuple[str, ...]:

@@ -17,16 +17,6 @@ from adk_fluent.ir.names import is_valid_name
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import BuildOptions, StrictOptions
 
-_INSTALLED: dict[str, frozenset[str]] = {}
-
-
-def _installed(adk_class: str) -> frozenset[str]:
-    """The installed ADK class's field names (a dict lookup after the first call per class)."""
-    fields = _INSTALLED.get(adk_class)
-    if fields is None:
-        fields = _INSTALLED[adk_class] = installed_fields(adk_class)
-    return fields
-
 
 def check_name(name: object, what: str = "agent") -> None:
     """Refuse a name ADK would refuse, naming it and saying why."""
@@ -73,7 +63,7 @@ class BuilderBase:
 
     # -- field setters used by the generated mixins --------------------------------------------
     def _check_field(self, field: str) -> None:
-        if field in _installed(self._ADK_CLASS):
+        if field in installed_fields(self._ADK_CLASS):
             return
         versions = versions_with_field(self._ADK_CLASS, field)
         raise FieldNotInstalledError(
@@ -89,7 +79,7 @@ class BuilderBase:
 
     def _set_field(self, field: str, value: Any) -> Self:
         # the hot path of every setter: a known field, one new value (see _copy)
-        if field not in _installed(self._ADK_CLASS):
+        if field not in installed_fields(self._ADK_CLASS):
             self._check_field(field)
         new = object.__new__(type(self))
         state = new.__dict__

@@ -153,22 +153,10 @@ class RaceNode(Node):
     CHILDREN: ClassVar[Children] = "branches"
 
 
-CONTROL_NODE_TYPES: tuple[type[Node], ...] = (
-    FallbackNode,
-    UntilNode,
-    TransformNode,
-    RouteNode,
-    MapOverNode,
-    GateNode,
-    TapNode,
-    TimeoutNode,
-    RaceNode,
+# adk-fluent's own node types, in the order defined above (the codegen's CONTROL_NODES must match).
+CONTROL_NODE_TYPES: tuple[type[Node], ...] = tuple(
+    cls for cls in Node.__subclasses__() if cls.__module__ == __name__
 )
-
-
-def child_nodes(node: Node) -> tuple[Node, ...]:
-    """The direct children of any node kind."""
-    return node.children
 
 
 def walk(node: Node) -> Iterator[Node]:

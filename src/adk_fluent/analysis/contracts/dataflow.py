@@ -315,14 +315,14 @@ class Flow(ir.NodeVisitor[Env]):
         stack: list[tuple[ir.Node, tuple[str, ...]]] = [(self.root, ())]
         while stack:
             node, parent = stack.pop()
-            path = (*parent, _name(node))
-            paths.setdefault(_name(node), "/".join(path))
+            path = (*parent, node.name)
+            paths.setdefault(node.name, "/".join(path))
             if isinstance(node, ir.LlmAgentNode):
                 agents.setdefault(node.name, node)
                 if is_set(node.output_schema):
                     for name in model_fields(node.output_schema):
                         schema_fields.setdefault(name, []).append(node.name)
-            stack.extend((child, path) for child in reversed(_children(node)))
+            stack.extend((child, path) for child in reversed(node.children))
         return DataflowResult(
             records=sorted(self.records.values(), key=lambda r: r.order),
             writers={key: list(found.values()) for key, found in self.writers.items()},
@@ -392,12 +392,12 @@ class Flow(ir.NodeVisitor[Env]):
         return env
 
     def _sequence(self, node: ir.Node, env: Env, path: tuple[str, ...], p: str) -> Env:
-        return self._seq(_children(node), env, path)
+        return self._seq(node.children, env, path)
 
     # -- writes and reads ----------------------------------------------------------------------
     def _write(self, env: Env, node: ir.Node, p: str, write: Write) -> None:
         """Apply one write to `env` (which the caller owns)."""
-        writer = Writer(_name(node), p, write.via, write.kind, write.type, write.value, write.text)
+        writer = Writer(node.name, p, write.via, write.kind, write.type, write.value, write.text)
         old = env.facts.get(write.key, ABSENT)
         if write.delete:
             env.facts[write.key] = Fact(
@@ -428,7 +428,7 @@ class Flow(ir.NodeVisitor[Env]):
         if old is not None and RANK[fact.status] >= RANK[old.fact.status]:
             return
         self.records[ident] = ReadRecord(
-            node=_name(node),
+            node=node.name,
             path=p,
             kind=kind,
             read=read,
@@ -483,7 +483,7 @@ class Flow(ir.NodeVisitor[Env]):
         for delegate in node.children:
             ends.append(
                 (
-                    f"when '{node.name}' transfers to '{_name(delegate)}'",
+                    f"when '{node.name}' transfers to '{delegate.name}'",
                     self.visit_at(delegate, env, path),
                 )
             )
@@ -525,7 +525,7 @@ class Flow(ir.NodeVisitor[Env]):
         return env
 
     def _opaque_reader(self, node: ir.Node, env: Env, path: tuple[str, ...], p: str) -> Env:
-        self.opaque_readers.setdefault(p, _name(node))
+        self.opaque_readers.setdefault(p, node.name)
         return env
 
     def _gate(self, node: ir.GateNode, env: Env, path: tuple[str, ...], p: str) -> Env:
@@ -576,7 +576,7 @@ class Flow(ir.NodeVisitor[Env]):
 
     def _concurrent(self, node: ir.Node, kind: str, env: Env, path: tuple[str, ...]) -> list[Env]:
         """Each child from `env`, knowing which keys its siblings write at the same time."""
-        children = _children(node)
+        children = node.children
         writes = [self._subtree_writes(child) for child in children]
         outs = []
         for index, child in enumerate(children):
@@ -586,7 +586,7 @@ class Flow(ir.NodeVisitor[Env]):
                     continue
                 for key, ways in keys.items():
                     siblings.setdefault(key, []).extend(
-                        Sibling(kind, _name(node), _name(sibling), via) for via, _ in ways
+                        Sibling(kind, node.name, sibling.name, via) for via, _ in ways
                     )
             self.scopes.append(siblings)
             try:
@@ -607,14 +607,14 @@ class Flow(ir.NodeVisitor[Env]):
         keys = dict.fromkeys(k for branch in writes for k in branch)
         for key in keys:
             branches = [
-                (_name(child), ways)
+                (child.name, ways)
                 for child, branch in zip(children, writes, strict=True)
                 if (ways := branch.get(key))
             ]
             if len(branches) < 2 or all(d for _, ways in branches for _, d in ways):
                 continue
             listed = tuple((name, via) for name, ways in branches for via, _ in ways)
-            self.conflicts.setdefault((p, key), Conflict(_name(node), p, key, listed))
+            self.conflicts.setdefault((p, key), Conflict(node.name, p, key, listed))
 
     def _parallel(self, node: ir.ParallelAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
         if not node.children:
@@ -661,7 +661,7 @@ class Flow(ir.NodeVisitor[Env]):
             return env
         outs = self._concurrent(node, "race", env, path)
         ends = [
-            (f"when '{_name(child)}' wins", out)
+            (f"when '{child.name}' wins", out)
             for child, out in zip(node.children, outs, strict=True)
         ]
         return join(ends, f"race '{node.name}'")
@@ -671,12 +671,12 @@ class Flow(ir.NodeVisitor[Env]):
         entry, ends = env, []
         for index, child in enumerate(node.children):
             out = self.visit_at(child, entry, path)
-            ends.append((f"when '{_name(child)}' succeeds", out))
+            ends.append((f"when '{child.name}' succeeds", out))
             if index < len(node.children) - 1:  # the next one runs after this one failed
                 entry = join(
                     [
-                        (f"if '{_name(child)}' failed after writing it", out),
-                        (f"if '{_name(child)}' failed before writing it", entry),
+                        (f"if '{child.name}' failed after writing it", out),
+                        (f"if '{child.name}' failed before writing it", entry),
                     ],
                     where,
                 )
@@ -701,7 +701,7 @@ class Flow(ir.NodeVisitor[Env]):
             handles_missing=node.has_otherwise,
         )
         ends = [
-            (f"in branch '{_name(child)}'", self.visit_at(child, env, path))
+            (f"in branch '{child.name}'", self.visit_at(child, env, path))
             for child in node.children
         ]
         if not node.has_otherwise:
@@ -802,14 +802,6 @@ class Flow(ir.NodeVisitor[Env]):
             NO, old.writers, _union(old.deleters, (f"{where} (it clears its item key when done)",))
         )
         return result
-
-
-def _name(node: ir.Node) -> str:
-    return node.name
-
-
-def _children(node: ir.Node) -> tuple[ir.Node, ...]:
-    return node.children
 
 
 def analyse(root: ir.Node, initial_keys: frozenset[str] = frozenset()) -> DataflowResult:
