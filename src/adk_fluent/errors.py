@@ -114,3 +114,16 @@ class StateTypeError(AdkFluentError, TypeError):
 
 class StateFieldError(AdkFluentError, AttributeError):
     """A bound StateSchema was asked for a field it does not declare (usually a typo)."""
+
+
+class RunError(AdkFluentError, RuntimeError):
+    """A turn that ended with an error event (a failed step, a route with no match, a timeout):
+    what `ask()` raises. `code`, `author` (the step) and `message` come from that event; the
+    session store holds it like any other event (docs/errors.md)."""
+
+    def __init__(self, code: str, message: str, author: str | None = None) -> None:
+        self.code = code
+        self.author = author
+        self.message = message
+        where = f"step '{author}' " if author else ""
+        super().__init__(f"{where}failed ({code}): {message}")

@@ -67,7 +67,11 @@ def build_app(
     compiler = Compiler(root, model_for)
     root_agent = compiler.compile(root)
     visibility = _visibility_plugin(root, compiler, visibility_mode, not client_filters)
-    plugins: list[Any] = [visibility, *config.plugins]
+    from adk_fluent.adk.plugins.halt import HaltPlugin
+
+    # HaltPlugin first: a failed step or a waiting gate stops the agents after it, wherever
+    # they sit (adk/agents/halt.py).
+    plugins: list[Any] = [HaltPlugin(), visibility, *config.plugins]
     if config.custom_metadata:
         from adk_fluent.adk.plugins.run_metadata import RunMetadataPlugin
 

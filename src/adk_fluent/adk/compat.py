@@ -102,11 +102,15 @@ def quiet_workflow_deprecation() -> Iterator[None]:
 # -- attributes ADK does not make public -----------------------------------------------------
 
 
+def invocation_of(callback_context: Any) -> Any:
+    """The invocation context behind a callback context (None when there is none). Both
+    supported ADK lines keep it only on the private `_invocation_context`."""
+    return getattr(callback_context, "_invocation_context", None)
+
+
 def invocation_branch(callback_context: Any) -> str | None:
-    """The branch of the invocation a callback runs in (parallel isolation). Both supported ADK
-    lines keep it only on the private `_invocation_context` of a callback context."""
-    invocation = getattr(callback_context, "_invocation_context", None)
-    return getattr(invocation, "branch", None)
+    """The branch of the invocation a callback runs in (parallel isolation)."""
+    return getattr(invocation_of(callback_context), "branch", None)
 
 
 def state_class() -> type:

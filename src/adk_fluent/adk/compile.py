@@ -208,7 +208,7 @@ class Compiler(ir.NodeVisitor[Any]):
         if not any(keys):
             return self._adk_agent(node)
         # a sequence with a gate inside: it stops while the gate waits and resumes at the gate
-        from adk_fluent.adk.agents.flow import GatedSequenceAgent
+        from adk_fluent.adk.agents.gates import GatedSequenceAgent
 
         return GatedSequenceAgent(name=node.name, sub_agents=self.children(node), gate_keys=keys)
 
@@ -265,7 +265,7 @@ class Compiler(ir.NodeVisitor[Any]):
         )
 
     def visit_gate(self, node: ir.GateNode) -> Any:
-        from adk_fluent.adk.agents.flow import APPROVE_WORDS, REJECT_WORDS, GateAgent
+        from adk_fluent.adk.agents.gates import APPROVE_WORDS, REJECT_WORDS, GateAgent
 
         return GateAgent(
             name=node.name,

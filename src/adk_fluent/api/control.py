@@ -32,6 +32,7 @@ class MapOver(Expression):
             if not isinstance(key, str) or not key:
                 raise BuildError(f"map_over needs {label} to be a state key name", field=label)
         super().__init__(name or slug("map", list_key))
+        _refuse_key_collisions(self._name, list_key, item_key, output_key)
         self._list_key, self._item_key, self._output_key = list_key, item_key, output_key
         self._body = as_step(body, "map_over")
         if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
@@ -55,6 +56,34 @@ class MapOver(Expression):
             reads_keys=frozenset({self._list_key}),
             writes_keys=frozenset({self._output_key, self._item_key}),
         )
+
+
+def _refuse_key_collisions(name: str, list_key: str, item_key: str, output_key: str) -> None:
+    """map_over clears item_key when done and writes output_key at the end: sharing a key
+    with another role would drop the results or delete the input list."""
+    clashes = {
+        (item_key, output_key): "the results would be cleared with the last item",
+        (item_key, list_key): "the input list would be overwritten by its own items and deleted",
+        (output_key, list_key): "the results would replace the input list",
+    }
+    for (first, second), what in clashes.items():
+        if first == second:
+            roles = [
+                role
+                for role, key in (
+                    ("list_key", list_key),
+                    ("item_key", item_key),
+                    ("output_key", output_key),
+                )
+                if key == first
+            ]
+            raise BuildError(
+                f"map_over uses '{first}' as both {' and '.join(roles)}: {what}",
+                agent=name,
+                field=roles[-1],
+                hint="give each role its own state key, e.g. "
+                "map_over('docs', body, item_key='doc', output_key='summaries').",
+            )
 
 
 def map_over(

@@ -1,0 +1,24 @@
+"""The corpus as a whole: at least 150 cases, ids unique across areas."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import tests.misuse as package  # a namespace package (no __init__), like every test folder
+from tests.misuse.corpus import Misuse
+
+
+def _all_cases() -> list[Misuse]:
+    cases: list[Misuse] = []
+    for module in pkgutil.iter_modules(package.__path__):
+        if module.name.startswith("test_misuse_"):
+            cases.extend(importlib.import_module(f"tests.misuse.{module.name}").CASES)
+    return cases
+
+
+def test_the_corpus_has_150_cases_with_unique_ids():
+    cases = _all_cases()
+    names = [c.id for c in cases]
+    assert len(set(names)) == len(names), sorted(n for n in names if names.count(n) > 1)
+    assert len(cases) >= 150, f"only {len(cases)} misuse cases"
