@@ -14,6 +14,7 @@ from google.adk.events.event import Event
 from google.adk.events.event_actions import EventActions
 from google.genai import types
 
+from adk_fluent.adk.agents.halt import halt
 from adk_fluent.ir.steps import ReadOnlyState
 
 
@@ -54,6 +55,13 @@ def make_event(
         actions=EventActions(**actions),
         **extra,
     )
+
+
+def failure(ctx: Any, author: str, code: str, message: str) -> Event:
+    """The one error event of a failed step (docs/errors.md): it names the step, is stored like
+    any event, reaches every client, and ends the invocation so no later agent runs."""
+    halt(ctx, "failed")
+    return make_event(ctx, author, error=(code, message))
 
 
 class FallbackAgent(BaseAgent):
