@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
@@ -28,6 +28,7 @@ from adk_fluent import (
     timeout,
     until,
 )
+from adk_fluent.errors import BuildError
 
 NAMES = ["a", "b", "c", "d", "e", "f"]
 KEYS = ["intent", "draft", "docs", "item", "temp:scratch", "user:tier", "app:flag", "x"]
@@ -129,7 +130,10 @@ def state_steps(draw):
         lambda: C.capture_turns(k1, 2),
         lambda: S.log(),
     ]
-    return draw(st.sampled_from(options))()
+    try:  # steps the builders refuse (S.merge("a", "a"), ...) are not drawn
+        return draw(st.sampled_from(options))()
+    except BuildError:
+        reject()
 
 
 @st.composite
@@ -145,41 +149,44 @@ def steps(draw, depth=0):
         return draw(agents(depth))
     kind = draw(st.integers(0, 11))
     a, b = draw(steps(depth + 1)), draw(steps(depth + 1))
-    if kind == 0:
-        return a >> b
-    if kind == 1:
-        return a | b
-    if kind == 2:
-        return a * draw(st.integers(1, 3))
-    if kind == 3:
-        return a * until(lambda s: bool(s.get("x")), max=3)
-    if kind == 4:
-        return a // b
-    if kind == 5:
-        route = Route(draw(keys)).eq("x", a)
-        if draw(st.booleans()):
-            route = route.gt(3, b)
-        if draw(st.booleans()):
-            route = route.when(lambda s: True, draw(steps(depth + 1)))
-        return route.otherwise(b) if draw(st.booleans()) else route
-    if kind == 6:
-        return map_over(
-            draw(keys),
-            a,
-            item_key=draw(keys),
-            output_key=draw(keys),
-            concurrency=draw(st.integers(1, 3)),
-        )
-    if kind == 7:
-        return timeout(a, 5)
-    if kind == 8:
-        return race(a, b)
-    if kind == 9:
-        return (lambda state: {"x": 1}) >> a
-    if kind == 10:
-        expr = Pipeline(a, b, name=f"named_{draw(names)}")
-        return expr.filtered() if draw(st.booleans()) else expr.show()
-    return draw(st.sampled_from([FanOut(a, b), Loop(a, max_iterations=2), Fallback(a, b)]))
+    try:  # combinations the builders refuse (a gate inside a race, ...) are not drawn
+        if kind == 0:
+            return a >> b
+        if kind == 1:
+            return a | b
+        if kind == 2:
+            return a * draw(st.integers(1, 3))
+        if kind == 3:
+            return a * until(lambda s: bool(s.get("x")), max=3)
+        if kind == 4:
+            return a // b
+        if kind == 5:
+            route = Route(draw(keys)).eq("x", a)
+            if draw(st.booleans()):
+                route = route.gt(3, b)
+            if draw(st.booleans()):
+                route = route.when(lambda s: True, draw(steps(depth + 1)))
+            return route.otherwise(b) if draw(st.booleans()) else route
+        if kind == 6:
+            return map_over(
+                draw(keys),
+                a,
+                item_key=draw(keys),
+                output_key=draw(keys),
+                concurrency=draw(st.integers(1, 3)),
+            )
+        if kind == 7:
+            return timeout(a, 5)
+        if kind == 8:
+            return race(a, b)
+        if kind == 9:
+            return (lambda state: {"x": 1}) >> a
+        if kind == 10:
+            expr = Pipeline(a, b, name=f"named_{draw(names)}")
+            return expr.filtered() if draw(st.booleans()) else expr.show()
+        return draw(st.sampled_from([FanOut(a, b), Loop(a, max_iterations=2), Fallback(a, b)]))
+    except BuildError:
+        reject()
 
 
 CODES = {code for spec in registered_checks() for code in spec.codes}

@@ -75,9 +75,17 @@ async def test_temp_key_verdict_matches_the_installed_adk():
 async def test_a_clean_report_runs_clean():
     pipeline = (
         S.capture("question")
-        >> Agent("classifier").instruct("Classify {question}.").outputs("intent")
+        >> Agent("classifier")
+        .instruct("Classify the question.")
+        .context(C.from_state("question"))
+        .outputs("intent")
         >> Route("intent")
-        .eq("booking", Agent("booker").instruct("Book: {question}").context(C.user_only()))
+        .eq(
+            "booking",
+            Agent("booker")
+            .instruct("Book what the question asks.")
+            .context(C.user_only() + C.from_state("question")),
+        )
         .otherwise(Agent("helper").context(C.user_only()))
     )
     assert not check_contracts(pipeline).failing(strict=True)

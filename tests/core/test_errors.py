@@ -73,7 +73,7 @@ def test_invalid_agent_name():
 
 
 def test_composing_a_non_builder():
-    with pytest.raises(BuildError, match="cannot use int"):
+    with pytest.raises(BuildError, match="cannot use 42 with `>>`"):
         Agent("a") >> 42
 
 
@@ -115,7 +115,7 @@ def test_field_present_in_installed_adk_compiles():
         (lambda: _s().rename(draft=""), None, "keys", "S.rename(draft='final')"),
         (lambda: _s().merge("a", "b", into=""), None, "keys", "into='ab'"),
         (lambda: _s().merge("a", "b", into="ab", fn="join"), None, "fn", None),
-        (lambda: _c().capture_turns("", 3), None, None, None),
+        (lambda: _c().capture_turns("", 3), None, "key", "capture_turns"),
         (lambda: Agent("a").context("user_only"), "a", "context", "C.user_only()"),
     ],
     ids=[
@@ -130,7 +130,9 @@ def test_field_present_in_installed_adk_compiles():
 def test_new_misuses_name_the_step_the_field_and_a_hint(make, agent, field, hint):
     with pytest.raises(BuildError) as info:
         make()
-    assert info.value.agent == agent and info.value.field == field
+    assert info.value.field == field
+    if agent is not None:  # S steps may also name themselves (their default step name)
+        assert info.value.agent == agent
     if hint is not None:
         assert hint in str(info.value)
 

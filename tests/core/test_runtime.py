@@ -11,6 +11,7 @@ from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
 from adk_fluent import Agent, AgentEvent, CompactionConfig, ExecutionConfig, until
+from adk_fluent.errors import BuildError
 from adk_fluent.testing import ScriptedModel, call, mock_backend
 from tests.conftest import ADK_MAJOR, fresh_db_service, request_texts, system_instruction
 
@@ -75,7 +76,7 @@ def test_ask_sync_outside_an_event_loop():
 
 
 async def test_ask_sync_inside_a_loop_is_a_clear_error():
-    with pytest.raises(Exception, match="ask_sync\\(\\) was called inside a running event loop"):
+    with pytest.raises(BuildError, match="ask_sync\\(\\) was called inside a running event loop"):
         Agent("greeter", ScriptedModel(["x"])).ask_sync("hi")
 
 

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from adk_fluent import Agent, S, StateStepError
+from adk_fluent import Agent, S
 from adk_fluent.testing import ScriptedModel, mock_backend
 from tests.conftest import fresh_db_service, request_texts, system_instruction
 
@@ -87,8 +87,9 @@ async def test_guard_stops_the_run_with_its_message(sqlite_url):
         >> S.guard(lambda s: s["amount"] < 1000, "amount over limit")
         >> Agent("after", model.for_agent("after"))
     )
-    with pytest.raises(StateStepError, match="guard failed: amount over limit"):
-        await pipeline.run("go", session_store=sqlite_url)
+    events = await pipeline.run("go", session_store=sqlite_url)
+    assert events[-1].error_code == "STATE_GUARD_FAILED"
+    assert events[-1].error_message == "step 'guard': guard failed: amount over limit"
     assert model.requests == {}
 
 
@@ -106,13 +107,15 @@ async def test_log_reports_keys(sqlite_url, caplog):
 
 
 async def test_transform_of_a_missing_key_is_a_clear_error(sqlite_url):
-    with pytest.raises(StateStepError, match="S.transform\\('missing'.*state has no 'missing'"):
-        await run_steps(S.transform("missing", str), sqlite_url)
+    events, _ = await run_steps(S.transform("missing", str), sqlite_url)
+    assert events[-1].error_code == "STATE_KEY_MISSING"
+    assert "S.transform('missing', ...) but state has no 'missing'" in events[-1].error_message
 
 
 async def test_function_step_must_return_a_dict(sqlite_url):
-    with pytest.raises(StateStepError, match="must return a dict"):
-        await run_steps(S.set(a=1) >> (lambda state: 42), sqlite_url)
+    events, state = await run_steps(S.set(a=1) >> (lambda state: 42), sqlite_url)
+    assert events[-1].error_code == "STATE_STEP_BAD_RESULT"
+    assert "must return a dict" in events[-1].error_message and state == {"a": 1}
 
 
 async def test_same_step_twice_in_one_tree(sqlite_url):

@@ -13,7 +13,7 @@ from adk_fluent import restore_content
 from adk_fluent.testing import mock_backend
 from tests.conftest import fresh_db_service
 
-APP = "adk_fluent_app"
+APP = "adk_fluent_app"  # the name both ways use outside an agent folder
 
 
 @dataclass
@@ -25,6 +25,7 @@ class Outcome:
     raw_stored: list[Any]  # events reloaded from the store, as stored
     state: dict[str, Any]
     backend: Any
+    artifact_service: Any = None
 
     def client_texts(self) -> list[tuple[str, str]]:
         """(author, text) of every text the client received (partials included)."""
@@ -56,9 +57,13 @@ async def run_turn(
     prompt: str = "hello",
     session_id: str = "s",
     backend=None,
+    artifacts: bool = True,
 ) -> Outcome:
-    """Run one turn `way`='fluent' or 'runner', on `store`='memory' or a sqlite URL."""
+    """Run one turn `way`='fluent' or 'runner', on `store`='memory' or a sqlite URL. A plain
+    Runner gets an in-memory artifact service as adk web / api_server have, unless `artifacts`
+    is False."""
     backend = backend or mock_backend(scripts)
+    artifact_service = None
     if way == "fluent":
         events = await pipeline.run(
             prompt,
@@ -74,10 +79,14 @@ async def run_turn(
                 app_name=APP, user_id="user", session_id=session_id
             )
     else:
+        from google.adk.artifacts import InMemoryArtifactService
         from google.adk.sessions import InMemorySessionService
 
         service = InMemorySessionService() if store == "memory" else fresh_db_service(store)
-        runner = Runner(app=pipeline.to_app(backend=backend), session_service=service)
+        artifact_service = InMemoryArtifactService() if artifacts else None
+        app = pipeline.to_app(backend=backend)
+        assert app.name == APP
+        runner = Runner(app=app, session_service=service, artifact_service=artifact_service)
         if await service.get_session(app_name=APP, user_id="user", session_id=session_id) is None:
             await service.create_session(app_name=APP, user_id="user", session_id=session_id)
         client = [
@@ -92,10 +101,14 @@ async def run_turn(
         session = await reload.get_session(app_name=APP, user_id="user", session_id=session_id)
     return Outcome(
         client,
-        [restore_content(e) for e in session.events],
+        [
+            await restore_content(e, artifact_service=artifact_service, session=session)
+            for e in session.events
+        ],
         list(session.events),
         dict(session.state),
         backend,
+        artifact_service,
     )
 
 

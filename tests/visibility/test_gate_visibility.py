@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from adk_fluent import Agent, BuildError, gate, infer_visibility
+from adk_fluent import Agent, BuildError, FanOut, gate, infer_visibility
+from adk_fluent.testing import mock_backend
+from tests.conftest import system_instruction
+from tests.gates.helpers import turn
 from tests.visibility.helpers import WAYS, run_turn
 
 
@@ -41,3 +44,33 @@ def test_hiding_a_gate_itself_is_refused_with_the_reason():
         gate(lambda s: True, "Send it?", name="check").hide()
     assert caught.value.agent == "check" and caught.value.field == "visibility"
     assert "hide the agents around it" in str(caught.value)
+
+
+def hidden_fanout_with_a_gate():
+    return (
+        FanOut(
+            Agent("drafter").outputs("draft")
+            >> gate(lambda s: True, "Send it?", name="check")
+            >> Agent("sender").instruct("Send: {draft}").outputs("sent"),
+            Agent("auditor").outputs("audit"),
+        )
+        .named("work")
+        .hide()
+    )
+
+
+@pytest.mark.parametrize("way", WAYS)
+async def test_a_gate_in_a_hidden_fanout_asks_the_user_and_resumes_there(way, sqlite_url):
+    backend = mock_backend({"drafter": "refund 20 EUR", "auditor": "logged", "sender": "Sent."})
+    flow = hidden_fanout_with_a_gate().filtered()
+    asked = await turn(flow, backend, "hello", sqlite_url, way=way)
+    assert [author for author, _ in asked.texts] == ["check"]  # only the question is shown
+    assert "Reply 'approve' or 'yes'" in asked.last_text
+    assert asked.state["audit"] == "logged" and asked.state["draft"] == "refund 20 EUR"
+
+    approved = await turn(flow, backend, "approve", sqlite_url, way=way)
+    assert approved.texts == []  # the sender is hidden too
+    assert approved.state["sent"] == "Sent."
+    assert len(backend.requests["auditor"]) == 1  # the finished sibling was not re-run
+    assert "Send: refund 20 EUR" in system_instruction(backend.requests["sender"][0])
+    backend.assert_consumed()

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adk_fluent import AdkFluentWarning, Agent, ExecutionConfig, Route, S, map_over
+from adk_fluent.adk.event_visibility import has_hidden_content
 from adk_fluent.testing import ScriptedModel, call
 from tests.visibility.helpers import WAYS, run_turn
 
@@ -157,15 +158,21 @@ async def test_errors_confirmations_and_tool_traffic_always_pass(way):
         """Refund money."""
         return {"ok": amount}
 
-    pipeline = (
+    # a failing Route ends the run (error model), so the error and the tool traffic run apart
+    failing = (
+        Agent("checker").outputs("k") >> Route("missing").eq("x", Agent("never").outputs("n"))
+    ).filtered()
+    outcome = await run_turn(failing, {"checker": "fine"}, way=way, store="memory")
+    assert any(e.error_code == "ROUTE_KEY_MISSING" for e in outcome.client)
+    assert ("checker", "fine") not in outcome.client_texts()
+
+    confirming = (
         Agent("checker").outputs("k")
-        >> Route("missing").eq("x", Agent("never").outputs("n"))
         >> Agent("agent").tool(refund, require_confirmation=True).outputs("done")
         >> Agent("closer")
     ).filtered()
     scripts = {"checker": "fine", "agent": [call("refund", amount=5)], "closer": "bye"}
-    outcome = await run_turn(pipeline, scripts, way=way, store="memory")
-    assert any(e.error_code == "ROUTE_KEY_MISSING" for e in outcome.client)
+    outcome = await run_turn(confirming, scripts, way=way, store="memory", session_id="c")
     assert any(e.actions.requested_tool_confirmations for e in outcome.client)
     assert any(e.get_function_calls() for e in outcome.client if e.author == "agent")
     assert ("checker", "fine") not in outcome.client_texts()
@@ -253,8 +260,5 @@ def test_no_state_delta_or_error_event_is_ever_dropped(tree, way):
     assert client_errors == stored_errors
     # and nothing the agents said is missing from the store
     assert len(outcome.stored_texts()) == sum(
-        1
-        for e in outcome.raw_stored
-        if e.author != "user"
-        and (e.content or (e.custom_metadata or {}).get("adk_fluent.hidden_content"))
+        1 for e in outcome.raw_stored if e.author != "user" and (e.content or has_hidden_content(e))
     )

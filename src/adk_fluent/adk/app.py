@@ -3,13 +3,15 @@ compaction and run metadata, as an ExecutionConfig asks."""
 
 from __future__ import annotations
 
+import inspect
 import warnings
+from pathlib import Path
 from typing import Any
 
 from adk_fluent.adk.compile import Compiler, ModelFor
 from adk_fluent.errors import AdkFluentWarning, BuildError
 from adk_fluent.ir.nodes import Node
-from adk_fluent.ir.options import ExecutionConfig, VisibilityMode
+from adk_fluent.ir.options import DEFAULT_APP_NAME, ExecutionConfig, VisibilityMode
 
 
 def _visibility_plugin(root: Node, compiler: Compiler, mode: str, filters: bool) -> Any:
@@ -34,16 +36,55 @@ def _visibility_plugin(root: Node, compiler: Compiler, mode: str, filters: bool)
                 AdkFluentWarning,
                 stacklevel=4,
             )
+    if mode == "filtered" and filters:
+        from adk_fluent.adk.compat import plugin_edits_are_stored
+
+        plugin_edits_are_stored()  # run the probe now, not inside the first turn
     return VisibilityPlugin(table, mode, filters=filters)
 
 
 def _check_app_name(name: str) -> None:
-    if not isinstance(name, str) or not name.isidentifier():
+    if not isinstance(name, str) or not name.isidentifier() or name == "user":
         raise BuildError(
             f"{name!r} is not a valid App name",
             field="app_name",
-            hint="ADK requires App names to be Python identifiers, e.g. 'support_app'.",
+            hint="ADK requires App names to be Python identifiers other than 'user', "
+            "e.g. 'support_app'.",
         )
+
+
+def calling_agent_folder() -> str | None:
+    """The agent folder whose module called adk-fluent, as `adk web` / `adk api_server` name its
+    app: `<folder>` for code in `<folder>/agent.py` or `<folder>/__init__.py` (the loader imports
+    them as `<folder>.agent` / `<folder>`); None elsewhere, or when the name cannot be an App's."""
+    frame = inspect.currentframe()
+    while frame is not None and str(frame.f_globals.get("__name__", "")).split(".")[0] in (
+        "adk_fluent",
+        "adk_fluent_generated",
+    ):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    parts = str(frame.f_globals.get("__name__") or "").split(".")
+    if Path(str(frame.f_globals.get("__file__") or "")).name == "__init__.py":
+        folder = parts[-1]
+    elif len(parts) >= 2 and parts[-1] == "agent":
+        folder = parts[-2]
+    else:
+        return None
+    # ADK requires an identifier and reserves 'user'; a folder that is neither keeps the default.
+    return folder if folder.isidentifier() and folder != "user" else None
+
+
+def app_name_for(config: ExecutionConfig, client_filters: bool) -> str:
+    """The App's name: the config's; else, for an App handed to ADK's own servers, the agent
+    folder it is defined in (they look its sessions up by that name); else the default."""
+    if config.app_name is not None:
+        _check_app_name(config.app_name)
+        return config.app_name
+    if client_filters:  # adk-fluent's own run()/stream(): one stable name for their stores
+        return DEFAULT_APP_NAME
+    return calling_agent_folder() or DEFAULT_APP_NAME
 
 
 def build_app(
@@ -63,7 +104,7 @@ def build_app(
     from google.adk.apps.app import App
 
     config = config or ExecutionConfig()
-    _check_app_name(config.app_name)
+    app_name = app_name_for(config, client_filters)
     compiler = Compiler(root, model_for)
     root_agent = compiler.compile(root)
     visibility = _visibility_plugin(root, compiler, visibility_mode, not client_filters)
@@ -76,7 +117,7 @@ def build_app(
         from adk_fluent.adk.plugins.run_metadata import RunMetadataPlugin
 
         plugins.append(RunMetadataPlugin(config.custom_metadata))
-    kwargs: dict[str, Any] = {"name": config.app_name, "root_agent": root_agent, "plugins": plugins}
+    kwargs: dict[str, Any] = {"name": app_name, "root_agent": root_agent, "plugins": plugins}
     if config.resumable:
         from google.adk.apps.app import ResumabilityConfig
 

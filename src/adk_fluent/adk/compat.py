@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -28,10 +28,6 @@ def adk_version() -> str:
     from importlib.metadata import version
 
     return version("google-adk")
-
-
-def _major() -> int:
-    return int(adk_version().split(".", 1)[0])
 
 
 @functools.cache
@@ -58,29 +54,125 @@ def versions_with_field(class_name: str, field: str) -> tuple[str, ...]:
 
 
 # -- behaviour that changed between releases -------------------------------------------------
-# These still decide by the major version, as the two tested ends do; ADK changed some of them
-# inside 1.x (plugin-edit persistence at 1.31.0), so each is to become a probe of the installed
-# ADK's behaviour. Every caller asks here, so that change is one function each.
+# Each fork is decided by watching the installed ADK do it (a probe, run once and cached), never
+# by its version number: ADK changed some of them inside 1.x (plugin-edit persistence at 1.31.0).
+
+
+def _in_worker_thread(probe: Callable[[], Coroutine[Any, Any, bool]]) -> bool:
+    """Run an async probe to completion on its own event loop in a worker thread, so it works
+    whether or not the caller is itself inside a running loop (a probe blocks for milliseconds,
+    once per process)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1, thread_name_prefix="adk_fluent_probe") as pool:
+        return pool.submit(asyncio.run, probe()).result()
+
+
+async def _run_probe_agent(agent: Any, plugins: list[Any]) -> list[Any]:
+    """Run `agent` for one turn through a real in-memory Runner; the session's stored events."""
+    from google.adk.apps.app import App
+    from google.adk.runners import Runner
+    from google.adk.sessions import InMemorySessionService
+    from google.genai import types
+
+    service = InMemorySessionService()
+    runner = Runner(
+        app=App(name="adk_fluent_probe", root_agent=agent, plugins=plugins),
+        session_service=service,
+    )
+    session = await service.create_session(app_name="adk_fluent_probe", user_id="probe")
+    message = types.Content(role="user", parts=[types.Part(text="probe")])
+    async for _ in runner.run_async(user_id="probe", session_id=session.id, new_message=message):
+        pass
+    stored = await service.get_session(
+        app_name="adk_fluent_probe", user_id="probe", session_id=session.id
+    )
+    return list(stored.events) if stored else []
+
+
+def _probe_agent_class() -> type:
+    from google.adk.agents.base_agent import BaseAgent
+    from google.adk.events.event import Event
+    from google.genai import types
+
+    class _ProbeAgent(BaseAgent):  # type: ignore[misc]
+        """Yields one text event and ends."""
+
+        async def _run_async_impl(self, ctx: Any) -> Any:
+            yield Event(
+                author=self.name,
+                invocation_id=ctx.invocation_id,
+                content=types.Content(role="model", parts=[types.Part(text="original")]),
+            )
+
+    return _ProbeAgent
 
 
 @functools.cache
 def plugin_edits_are_stored() -> bool:
-    """Whether what an `on_event_callback` returns is what the Runner stores (ADK 2.x), rather
-    than only what it streams while the original is stored (ADK 1.25)."""
-    return _major() >= 2
+    """Whether what an `on_event_callback` returns is what the Runner stores (ADK 1.31.0+ and
+    2.x), rather than only what it streams while the original is stored (1.25 .. 1.30).
+
+    Probe: an agent yields one text event, a plugin returns an edited copy, and the stored
+    session is read back."""
+    from google.adk.plugins.base_plugin import BasePlugin
+    from google.genai import types
+
+    class _EditPlugin(BasePlugin):  # type: ignore[misc]
+        async def on_event_callback(self, *, invocation_context: Any, event: Any) -> Any:
+            edited = types.Content(role="model", parts=[types.Part(text="edited")])
+            return event.model_copy(update={"content": edited})
+
+    async def probe() -> bool:
+        agent = _probe_agent_class()(name="probe_agent")
+        events = await _run_probe_agent(agent, [_EditPlugin(name="adk_fluent_probe_edit")])
+        texts = [
+            part.text
+            for event in events
+            if event.author == "probe_agent" and event.content
+            for part in event.content.parts or []
+        ]
+        return texts == ["edited"]
+
+    return _in_worker_thread(probe)
 
 
 @functools.cache
 def callbacks_bind_positionally() -> bool:
     """Whether ADK itself falls back to positional arguments for agent callbacks whose parameter
-    names differ from its own (2.x); 1.25 always passes keywords."""
-    return _major() >= 2
+    names differ from its own (2.x), rather than always passing keywords (1.25).
+
+    Probe: a before-agent callback whose parameter is not named `callback_context`."""
+    called: list[bool] = []
+
+    def renamed(ctx: Any) -> None:  # ADK's keyword is callback_context
+        called.append(ctx is not None)
+
+    async def probe() -> bool:
+        agent = _probe_agent_class()(name="probe_agent", before_agent_callback=renamed)
+        try:
+            await _run_probe_agent(agent, [])
+        except TypeError:  # called with callback_context=...: keywords only
+            return False
+        return called == [True]
+
+    return _in_worker_thread(probe)
 
 
 @functools.cache
 def workflow_agents_warn() -> bool:
-    """Whether constructing Sequential/Parallel/LoopAgent warns about Workflow (ADK 2.x)."""
-    return _major() >= 2
+    """Whether constructing Sequential/Parallel/LoopAgent warns about Workflow (ADK 2.x).
+
+    Probe: construct one and watch for the deprecation."""
+    from google.adk.agents import SequentialAgent
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        SequentialAgent(name="adk_fluent_probe")
+    return any(
+        issubclass(w.category, DeprecationWarning) and "Workflow" in str(w.message) for w in caught
+    )
 
 
 @contextmanager

@@ -144,11 +144,37 @@ def _install_context(node: ir.LlmAgentNode, kwargs: dict[str, Any]) -> None:
     kwargs["before_model_callback"] = [ContextView(node.context, node.name), *callbacks]
 
 
-def _gate_keys(node: ir.Node) -> tuple[str, ...]:
-    """The state keys of the gates in a subtree (most subtrees are a single agent: no walk)."""
+def _gates_in(node: ir.Node) -> frozenset[str]:
+    """The names of the gates in a subtree (most subtrees are a single agent: no walk)."""
     if not node.children:
-        return (gate_state_key(node.name),) if node.PAUSES_RUN else ()
-    return tuple(gate_state_key(n.name) for n in node.walk() if n.PAUSES_RUN)
+        return frozenset({node.name}) if node.PAUSES_RUN else frozenset()
+    return frozenset(n.name for n in node.walk() if n.PAUSES_RUN)
+
+
+# Where a gate cannot sit, and why: each of these runs its body in a way a pause cannot resume.
+_NO_GATE_INSIDE = {
+    "map_over": "map_over runs its body once per item and cannot resume at one item's gate",
+    "race": "race runs each alternative on a private copy of the session and discards the losers",
+    "timeout": "a timeout's clock cannot wait across turns for a person's reply",
+    "fallback": "a fallback re-runs the next alternative from scratch when one fails",
+    "delegates": "an agent's transfer targets are chosen by the model at run time",
+}
+
+
+def _refuse_gates(node: ir.Node, children: tuple[ir.Node, ...], kind: str) -> None:
+    names = sorted(set().union(*(_gates_in(child) for child in children)))
+    if not names:
+        return
+    raise BuildError(
+        f"gate '{names[0]}' sits inside "
+        f"{'a transfer target of agent' if kind == 'delegates' else kind} '{node.name}': "
+        f"{_NO_GATE_INSIDE[kind]}",
+        agent=node.name,
+        field="gate",
+        hint=f"move the gate out of the {'agent' if kind == 'delegates' else kind}: put it "
+        "before or after it in a pipeline "
+        "(gates work in pipelines, loops, FanOut branches and Route branches).",
+    )
 
 
 class Compiler(ir.NodeVisitor[Any]):
@@ -158,6 +184,7 @@ class Compiler(ir.NodeVisitor[Any]):
         self.model_for = model_for
         self.taken = check_names(root)
         self.renamed: dict[str, str] = {}  # compiled name -> IR name, for repeated zero-cost steps
+        self.loops: list[str] = []  # the gated loops around the node being compiled
 
     def unique(self, name: str) -> str:
         candidate, counter = name, 2
@@ -183,10 +210,14 @@ class Compiler(ir.NodeVisitor[Any]):
             return self.visit(node)
 
     # -- ADK's own agent classes -------------------------------------------------------------
-    def _adk_agent(self, node: Any) -> Any:
+    def _adk_agent(self, node: Any, gate_aware: type | None = None) -> Any:
+        """A native ADK agent, or (for a composite that contains a gate) `gate_aware`, built
+        from the same fields, so its callbacks and description carry over."""
         class_name = node.ADK_CLASS
         if not node.children and class_name != "LlmAgent":
             raise EmptyCompositeError(f"{class_name} has no sub-agents", agent=node.name)
+        if class_name == "LlmAgent" and node.children:
+            _refuse_gates(node, node.children, "delegates")
         kwargs = compile_kwargs(class_name, node, self.children(node))
         _adapt_callbacks(kwargs)
         if isinstance(node, ir.LlmAgentNode):
@@ -196,32 +227,45 @@ class Compiler(ir.NodeVisitor[Any]):
             if model is not None:
                 kwargs["model"] = model
         try:
-            return installed_class(class_name)(**kwargs)
+            return (gate_aware or installed_class(class_name))(**kwargs)
         except ValidationError as error:
             raise _validation_error(node, error) from None
 
     def visit_llm_agent(self, node: ir.LlmAgentNode) -> Any:
         return self._adk_agent(node)
 
+    # Composites without a gate compile to ADK's own agents, exactly as written; with a gate
+    # inside, to adk-fluent's gate-aware ones, which stop at a waiting gate and resume there.
     def visit_sequential_agent(self, node: ir.SequentialAgentNode) -> Any:
-        keys = tuple(_gate_keys(child) for child in node.children)
-        if not any(keys):
+        if not _gates_in(node):
             return self._adk_agent(node)
-        # a sequence with a gate inside: it stops while the gate waits and resumes at the gate
         from adk_fluent.adk.agents.gates import GatedSequenceAgent
 
-        return GatedSequenceAgent(name=node.name, sub_agents=self.children(node), gate_keys=keys)
+        return self._adk_agent(node, GatedSequenceAgent)
 
     def visit_parallel_agent(self, node: ir.ParallelAgentNode) -> Any:
-        return self._adk_agent(node)
+        if not _gates_in(node):
+            return self._adk_agent(node)
+        from adk_fluent.adk.agents.gates import GatedParallelAgent
+
+        return self._adk_agent(node, GatedParallelAgent)
 
     def visit_loop_agent(self, node: ir.LoopAgentNode) -> Any:
-        return self._adk_agent(node)
+        if not _gates_in(node):
+            return self._adk_agent(node)
+        from adk_fluent.adk.agents.gates import GatedLoopAgent
+
+        self.loops.append(node.name)
+        try:
+            return self._adk_agent(node, GatedLoopAgent)
+        finally:
+            self.loops.pop()
 
     # -- adk-fluent's own nodes ----------------------------------------------------------------
     def visit_fallback(self, node: ir.FallbackNode) -> Any:
         from adk_fluent.adk.agents.steps import FallbackAgent
 
+        _refuse_gates(node, node.children, "fallback")
         return FallbackAgent(name=node.name, sub_agents=self.children(node))
 
     def visit_until(self, node: ir.UntilNode) -> Any:
@@ -242,18 +286,25 @@ class Compiler(ir.NodeVisitor[Any]):
     def visit_route(self, node: ir.RouteNode) -> Any:
         from adk_fluent.adk.agents.flow import RouteAgent
 
-        return RouteAgent(
-            name=node.name,
-            key=node.key,
-            rules=node.rules,
-            has_otherwise=node.has_otherwise,
-            normalize=node.normalize,
-            sub_agents=self.children(node),
-        )
+        fields: dict[str, Any] = {
+            "name": node.name,
+            "key": node.key,
+            "rules": node.rules,
+            "has_otherwise": node.has_otherwise,
+            "normalize": node.normalize,
+            "sub_agents": self.children(node),
+        }
+        branch_gates = tuple(_gates_in(child) for child in node.children)
+        if not any(branch_gates):
+            return RouteAgent(**fields)
+        from adk_fluent.adk.agents.gates import GatedRouteAgent
+
+        return GatedRouteAgent(**fields, branch_gates=branch_gates)
 
     def visit_map_over(self, node: ir.MapOverNode) -> Any:
         from adk_fluent.adk.agents.flow import MapOverAgent
 
+        _refuse_gates(node, node.children, "map_over")
         return MapOverAgent(
             name=node.name,
             list_key=node.list_key,
@@ -267,23 +318,31 @@ class Compiler(ir.NodeVisitor[Any]):
     def visit_gate(self, node: ir.GateNode) -> Any:
         from adk_fluent.adk.agents.gates import APPROVE_WORDS, REJECT_WORDS, GateAgent
 
+        approve = node.approve_words or APPROVE_WORDS
+        reject = node.reject_words or REJECT_WORDS
         return GateAgent(
             name=node.name,
             predicate=node.predicate,
             message=node.message,
             state_key=gate_state_key(node.name),
-            approve_words=node.approve_words or APPROVE_WORDS,
-            reject_words=node.reject_words or REJECT_WORDS,
+            approve_words=approve,
+            reject_words=reject,
+            # the prompt names the words: all the user gave, or the first two defaults
+            shown_approve=node.approve_words or APPROVE_WORDS[:2],
+            shown_reject=node.reject_words or REJECT_WORDS[:2],
+            loops=tuple(self.loops),
         )
 
     def visit_timeout(self, node: ir.TimeoutNode) -> Any:
         from adk_fluent.adk.agents.concurrency import TimeoutAgent
 
+        _refuse_gates(node, node.children, "timeout")
         return TimeoutAgent(name=node.name, seconds=node.seconds, sub_agents=self.children(node))
 
     def visit_race(self, node: ir.RaceNode) -> Any:
         from adk_fluent.adk.agents.concurrency import RaceAgent
 
+        _refuse_gates(node, node.children, "race")
         return RaceAgent(name=node.name, sub_agents=self.children(node))
 
 

@@ -6,9 +6,11 @@ tool-call / tool-response pairs as they were, and other agents' replies as user-
 parts prefixed `[name] said:`. Nothing is flattened into the system instruction, which stays
 exactly what the developer wrote (so it is stable from turn to turn and cacheable). State
 blocks (`C.from_state`, `C.template`) are user-role parts inserted just before the current
-turn's user message; values are JSON-encoded inside a delimited block, and templates are
-rendered in one pass, so text from state can neither break out of its block nor expand
-`{other_key}` again. The same on every ADK version.
+turn's user message. What goes between the delimiters is escaped: `C.from_state` values are
+JSON with `<` written `\\u003c` (still valid JSON, the same value), and a `C.template` value has
+each `<` that could start a tag written `&lt;`, so no value can close its block or open a fake
+one, while ordinary text stays readable. Templates are rendered in one pass, so a value never
+expands `{other_key}` again. The same on every ADK version.
 """
 
 from __future__ import annotations
@@ -150,6 +152,23 @@ def _contents(events: list[Any], agent: str) -> list[types.Content]:
     return contents
 
 
+# `<` that starts something a reader could take for markup: a tag (`<context>`, `</state>`),
+# a comment or a processing instruction. "a < b" and "<3" stay as they are.
+_TAG_START = re.compile(r"<(?=[/!?A-Za-z])")
+
+
+def escape_text(text: str) -> str:
+    """Text to place between adk-fluent's block delimiters: nothing in it can close the block
+    or open another (`</context>` becomes `&lt;/context>`); everything else is unchanged."""
+    return _TAG_START.sub("&lt;", text)
+
+
+def block_json(value: Any) -> str:
+    """A value as JSON for a block: `<` is `\\u003c`, so `</state>` inside a string cannot close
+    the block; a JSON parser reads back exactly the same value."""
+    return json.dumps(value, ensure_ascii=False, default=str).replace("<", "\\u003c")
+
+
 def render_template(text: str, state: Mapping[str, Any], agent: str) -> str:
     """`{key}` (required) and `{key?}` (optional, '' when missing) in one pass: a value that
     contains `{other}` is never expanded again, and other braces (JSON, `{{x}}`) stay literal."""
@@ -166,9 +185,7 @@ def render_template(text: str, state: Mapping[str, Any], agent: str) -> str:
                 f"Hint: write it earlier (e.g. .outputs('{key}') or S.set), or use {{{key}?}} if it is optional."
             )
         found = state[key]
-        return (
-            found if isinstance(found, str) else json.dumps(found, ensure_ascii=False, default=str)
-        )
+        return escape_text(found) if isinstance(found, str) else block_json(found)
 
     return TEMPLATE_VAR.sub(value, text)
 
@@ -176,10 +193,7 @@ def render_template(text: str, state: Mapping[str, Any], agent: str) -> str:
 def _state_block(spec: ContextSpec, state: Mapping[str, Any], agent: str) -> types.Content | None:
     parts: list[types.Part] = []
     if spec.state_keys:
-        lines = [
-            f"{key} = {json.dumps(state.get(key), ensure_ascii=False, default=str)}"
-            for key in spec.state_keys
-        ]
+        lines = [f"{key} = {block_json(state.get(key))}" for key in spec.state_keys]
         parts.append(types.Part(text="<state>\n" + "\n".join(lines) + "\n</state>"))
     for template in spec.templates:
         parts.append(

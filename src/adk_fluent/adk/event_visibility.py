@@ -15,8 +15,22 @@ VISIBILITY = "adk_fluent.visibility"
 IS_USER_FACING = "adk_fluent.is_user_facing"
 DEPTH = "adk_fluent.depth"
 PATH = "adk_fluent.path"
-# Where filtered mode keeps an event's text when ADK would store what the plugin returns.
+# Where filtered mode keeps an event's text when ADK would store what the plugin returns:
+# normally an artifact (never streamed), and in the event only its name and version ...
+HIDDEN_REF = "adk_fluent.hidden_ref"
+# ... or, when the Runner has no artifact service (or it failed), the text itself, in metadata.
 HIDDEN_CONTENT = "adk_fluent.hidden_content"
+
+
+def hidden_artifact_name(event_id: str) -> str:
+    """The artifact that holds a filtered event's text (session-scoped, one per event)."""
+    return f"adk_fluent.hidden.{event_id}.json"
+
+
+def has_hidden_content(event: Any) -> bool:
+    """Whether filtered mode set this event's text aside (in an artifact or in metadata)."""
+    metadata = event.custom_metadata or {}
+    return event.content is None and (HIDDEN_REF in metadata or HIDDEN_CONTENT in metadata)
 
 
 def visibility_metadata(info: NodeVisibility) -> dict[str, Any]:

@@ -8,7 +8,8 @@ from typing import Any, Self
 from adk_fluent_generated.builder_bases import LlmAgentSetters
 from adk_fluent_generated.ir_nodes import LlmAgentNode
 
-from adk_fluent.api.expression import Expression
+from adk_fluent.api.builder import BuilderBase
+from adk_fluent.api.expression import Expression, describe_value
 from adk_fluent.api.state_schema import declare
 from adk_fluent.errors import BuildError
 from adk_fluent.ir.context_spec import ContextSpec
@@ -18,6 +19,79 @@ from adk_fluent.ir.instruction_keys import template_reads
 def _schema_fields(model: Any) -> frozenset[str]:
     fields = getattr(model, "model_fields", None)
     return frozenset(fields) if isinstance(fields, dict) else frozenset()
+
+
+def _tool_name(tool: Any) -> str | None:
+    """The name ADK gives a tool (a function's __name__, a BaseTool's .name); None for toolsets."""
+    if hasattr(tool, "get_tools"):
+        return None
+    name = getattr(tool, "name", None) if hasattr(tool, "run_async") else None
+    if name is None:
+        target = getattr(tool, "func", tool)  # functools.partial
+        name = getattr(target, "__name__", None) or type(target).__name__
+    return name if isinstance(name, str) else None
+
+
+def _check_model(agent: str, model: Any) -> None:
+    """A model is a name (text) or a model object (ADK's BaseLlm); numbers, lists and empty
+    names are refused here, before ADK's validation prints its union of types."""
+    if isinstance(model, str):
+        if model.strip():
+            return
+        problem = "an empty model name"
+    elif model is None or isinstance(model, bool | int | float | bytes | list | tuple | set):
+        problem = f"{describe_value(model)} is not a model"
+    elif isinstance(model, type):
+        problem = f"the class {model.__name__} is not a model (pass an instance)"
+    else:
+        return  # a BaseLlm (or a dict ADK turns into one): ADK validates it
+    raise BuildError(
+        problem,
+        agent=agent,
+        field="model",
+        hint="pass a model name such as 'gemini-2.5-flash', or a model object (LiteLlm(...)).",
+    )
+
+
+def _check_tool(agent: str, tool: Any, earlier: Any) -> None:
+    """What ADK needs of a tool, said at build: a named function, a tool or a toolset, each at
+    most once (`earlier`: the tools already on the agent)."""
+
+    def refuse(message: str, hint: str) -> None:
+        raise BuildError(message, agent=agent, field="tools", hint=hint)
+
+    if isinstance(tool, BuilderBase):
+        refuse(
+            f"{type(tool).__name__} '{tool.name}' is a builder, not a tool",
+            f"to hand the conversation over, use .delegate({tool.name}); to call it like a "
+            f"tool, pass ADK's AgentTool(agent={tool.name}.build()).",
+        )
+    if isinstance(tool, type):
+        refuse(
+            f"the class {tool.__name__} is not a tool",
+            "pass a function, or an instance of a BaseTool / BaseToolset class.",
+        )
+    if not callable(tool) and not hasattr(tool, "run_async") and not hasattr(tool, "get_tools"):
+        refuse(
+            f"{describe_value(tool)} is not a tool",
+            "pass a function, an ADK BaseTool or a BaseToolset; several tools go as separate "
+            "arguments: .tools(search, lookup).",
+        )
+    name = _tool_name(tool)
+    if name == "<lambda>":
+        refuse(
+            "a lambda cannot be a tool: the model sees a tool by its name and docstring, "
+            "and a lambda has neither",
+            "define it with def, a descriptive name and a docstring saying what it does.",
+        )
+    if name is None:
+        return
+    for other in earlier:
+        if other is tool or _tool_name(other) == name:
+            refuse(
+                f"a tool named '{name}' is already on this agent",
+                "add each tool once; two different tools need different names.",
+            )
 
 
 class Agent(Expression, LlmAgentSetters):
@@ -32,16 +106,23 @@ class Agent(Expression, LlmAgentSetters):
     _consumes: Any = None  # a pydantic model, or a DeclaredState from .reads()
 
     def __init__(self, name: str, model: Any = None) -> None:
-        super().__init__(name, None if model is None else {"model": model})
+        super().__init__(name, None)
+        if model is not None:
+            _check_model(name, model)
+            self._fields = {"model": model}
 
     # -- sugar ------------------------------------------------------------------------------
     def instruct(self, instruction: str | Callable[..., Any]) -> Self:
         """The agent's instruction: text with `{key}` / `{key?}` state templates, or a callable."""
-        if not isinstance(instruction, str) and not callable(instruction):
+        if (not isinstance(instruction, str) and not callable(instruction)) or isinstance(
+            instruction, type | BuilderBase
+        ):
             raise BuildError(
-                f"an instruction must be text or a callable, not {type(instruction).__name__}",
+                f"an instruction must be text or a callable, not {describe_value(instruction)}",
                 agent=self._name,
                 field="instruction",
+                hint="e.g. .instruct('Answer the {topic} question.'), or a function of the "
+                "ReadonlyContext returning text.",
             )
         return self._set_field("instruction", instruction)
 
@@ -59,25 +140,19 @@ class Agent(Expression, LlmAgentSetters):
                 )
             from adk_fluent.adk.tools import confirmed_tool
 
+            _check_tool(self._name, fn_or_tool, ())
             fn_or_tool = confirmed_tool(fn_or_tool, require_confirmation)
-        elif (
-            not callable(fn_or_tool)
-            and not hasattr(fn_or_tool, "run_async")
-            and not hasattr(fn_or_tool, "get_tools")
-        ):
-            raise BuildError(
-                f"{fn_or_tool!r} is not a tool",
-                agent=self._name,
-                field="tools",
-                hint="pass a function, an ADK BaseTool or a BaseToolset.",
-            )
+        _check_tool(self._name, fn_or_tool, self._fields.get("tools", ()))
         return self._append_field("tools", (fn_or_tool,))
 
     def outputs(self, key: str) -> Self:
         """Declare this agent's role as producing `key`: its final reply is stored in state[key]."""
-        if not isinstance(key, str) or not key:
+        if not isinstance(key, str) or not key.strip():
             raise BuildError(
-                "an output key must be a non-empty string", agent=self._name, field="output_key"
+                f"an output key must be a non-empty string, got {describe_value(key)}",
+                agent=self._name,
+                field="output_key",
+                hint="name the state key the reply goes to, e.g. .outputs('intent').",
             )
         return self._set_field("output_key", key)
 
@@ -86,9 +161,10 @@ class Agent(Expression, LlmAgentSetters):
         for agent in agents:
             if not isinstance(agent, Expression):
                 raise BuildError(
-                    f"can only delegate to builders, got {type(agent).__name__}",
+                    f"can only delegate to builders, got {describe_value(agent)}",
                     agent=self._name,
                     field="sub_agents",
+                    hint="delegate to adk-fluent agents: .delegate(Agent('booker').instruct(...)).",
                 )
         return self._copy(_delegates=(*self._delegates, *agents))
 
@@ -105,11 +181,24 @@ class Agent(Expression, LlmAgentSetters):
 
     def produces(self, model: type) -> Self:
         """Declare the pydantic model this agent's output satisfies (its fields become written keys)."""
+        self._check_model_class(model, "produces")
         return self._copy(_produces=model)
 
     def consumes(self, model: type) -> Self:
         """Declare the pydantic model this agent reads from state (its fields become read keys)."""
+        self._check_model_class(model, "consumes")
         return self._copy(_consumes=model)
+
+    def _check_model_class(self, model: Any, field: str) -> None:
+        if isinstance(model, type) and isinstance(getattr(model, "model_fields", None), dict):
+            return
+        raise BuildError(
+            f"{field}() needs a pydantic model class, got {describe_value(model)}",
+            agent=self._name,
+            field=field,
+            hint=f"class Intent(BaseModel): category: str, then .{field}(Intent); for single "
+            f"keys use .{'writes' if field == 'produces' else 'reads'}('key').",
+        )
 
     def reads(self, *fields: Any) -> Self:
         """Declare state keys this agent's tools or callbacks read: `.reads(Billing.intent)` or
@@ -166,6 +255,17 @@ class Agent(Expression, LlmAgentSetters):
         """The frozen IR node, with the state keys this agent reads and writes; only what was
         set is passed (the node's class defaults stand for the rest)."""
         fields = self._fields
+        if "model" in fields:  # .model(...) (the generated setter) is checked here
+            _check_model(self._name, fields["model"])
+        tools = fields.get("tools", ())
+        for index, tool in enumerate(tools):  # .tools(...) (the generated setter) is checked here
+            _check_tool(self._name, tool, tools[:index])
+        instruction = fields.get("instruction")
+        if instruction is not None and (
+            isinstance(instruction, type | BuilderBase)
+            or (not isinstance(instruction, str) and not callable(instruction))
+        ):
+            self.instruct(instruction)  # type: ignore[arg-type]  # raises, naming the agent and the field
         reads = template_reads(fields.get("instruction"))
         extras: dict[str, Any] = {}
         output_key = fields.get("output_key")

@@ -7,13 +7,15 @@ builder derives from `expression.Expression`, which has both.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, ClassVar, Self
 
 from adk_fluent.adk.compat import adk_version, installed_fields, versions_with_field
 from adk_fluent.errors import BuildError, FieldNotInstalledError, UnknownSetterError, did_you_mean
-from adk_fluent.ir.names import is_valid_name
+from adk_fluent.ir.depth import outermost_walk, recursion_room, tree_depth
+from adk_fluent.ir.names import is_valid_name, name_problem
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import BuildOptions, StrictOptions
 
@@ -21,13 +23,96 @@ from adk_fluent.ir.options import BuildOptions, StrictOptions
 def check_name(name: object, what: str = "agent") -> None:
     """Refuse a name ADK would refuse, naming it and saying why."""
     if not is_valid_name(name):
+        shown = repr(name) if isinstance(name, str) or name is None else type(name).__name__
         raise BuildError(
-            f"{name!r} is not a valid {what} name",
-            agent=str(name),
+            f"{shown[:60]} is not a valid {what} name: {name_problem(name)}",
+            agent=str(name)[:60] if isinstance(name, str) else None,
             field="name",
             hint="ADK agent names must be Python identifiers (letters, digits, underscores, "
-            "not starting with a digit) and must not be 'user'.",
+            "not starting with a digit) and must not be 'user', e.g. 'writer' or 'step_2'.",
         )
+
+
+def check_arity(
+    fn: Callable[..., Any],
+    count: int,
+    *,
+    what: str,
+    agent: str | None,
+    field: str,
+    hint: str,
+) -> None:
+    """Refuse at build a function that cannot be called with `count` positional arguments
+    (defaults and *args are fine); one whose signature Python cannot read is accepted."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(*range(count))
+    except TypeError:
+        takes = [p.name for p in signature.parameters.values()]
+        shown = ", ".join(takes) if takes else "nothing"
+        raise BuildError(
+            f"{what} is called with {count} argument(s), but "
+            f"{getattr(fn, '__name__', type(fn).__name__)}({shown}) cannot take that",
+            agent=agent,
+            field=field,
+            hint=hint,
+        ) from None
+
+
+def builder_children(builder: Any) -> list[BuilderBase]:
+    """The builders a builder holds (steps, branches, bodies, delegates), found without recursion."""
+    found: list[BuilderBase] = []
+    stack: list[Any] = list(builder.__dict__.values())
+    while stack:
+        value = stack.pop()
+        if isinstance(value, BuilderBase):
+            found.append(value)
+        elif isinstance(value, tuple | list):
+            stack.extend(value)
+    return found
+
+
+def _check_given_step_names(root: BuilderBase, ir: Node) -> None:
+    """Two different steps given one name by `.named()` (ADK's events, diagrams and errors
+    would name them alike), or a step named like an agent of the tree."""
+    given: dict[str, BuilderBase] = {}
+    for builder in _all_builders(root):
+        name = builder.__dict__.get("_name")
+        if not builder._given_name or not isinstance(name, str):
+            continue
+        first = given.setdefault(name, builder)
+        if first is not builder and first.to_ir() != builder.to_ir():
+            raise BuildError(
+                "two different steps are named alike",
+                agent=name,
+                field="name",
+                hint=f"give each step its own name, e.g. .named('{name}_2'); "
+                "reusing one step value twice is fine.",
+            )
+    if given:
+        for node in ir.walk():
+            if not node.ZERO_COST and node.name in given:
+                raise BuildError(
+                    "a step has the name of an agent in the same tree",
+                    agent=node.name,
+                    field="name",
+                    hint=f"rename the step, e.g. .named('{node.name}_step').",
+                )
+
+
+def _all_builders(root: BuilderBase) -> list[BuilderBase]:
+    seen: dict[int, BuilderBase] = {}
+    stack: list[BuilderBase] = [root]
+    while stack:
+        builder = stack.pop()
+        if id(builder) in seen:
+            continue
+        seen[id(builder)] = builder
+        stack.extend(builder_children(builder))
+    return list(seen.values())
 
 
 class BuilderBase:
@@ -40,6 +125,7 @@ class BuilderBase:
     _fields: dict[str, Any]  # ADK fields set through the (generated) setters
     _visibility: str | None = None  # the developer's override: "user" | "internal" | None
     _options: BuildOptions = BuildOptions()
+    _given_name: bool = False  # a step named with .named(): its name must not be reused
 
     def __init__(self, name: str, fields: dict[str, Any] | None = None) -> None:
         if not is_valid_name(name):
@@ -53,6 +139,7 @@ class BuilderBase:
         state = new.__dict__
         state.update(self.__dict__)
         state.pop("_ir", None)  # the IR belongs to one value only
+        state.pop("_ir_depth", None)
         state.update(changes)
         return new
 
@@ -85,6 +172,7 @@ class BuilderBase:
         state = new.__dict__
         state.update(self.__dict__)
         state.pop("_ir", None)
+        state.pop("_ir_depth", None)
         state["_fields"] = {**self._fields, field: value}
         return new
 
@@ -155,10 +243,26 @@ class BuilderBase:
     def to_ir(self) -> Node:
         """The frozen IR tree of this expression (computed once per builder value)."""
         ir: Node | None = self.__dict__.get("_ir")
-        if ir is None:
-            ir = self._build_ir()
-            self.__dict__["_ir"] = ir
+        if ir is not None:
+            return ir
+        with outermost_walk() as outermost:
+            if not outermost:  # a parent's to_ir is building this child: it made the room
+                ir = self._build_ir()
+            else:
+                depth = tree_depth(self, builder_children)
+                with recursion_room(depth):
+                    ir = self._build_ir()
+                    _check_given_step_names(self, ir)
+                self.__dict__["_ir_depth"] = depth
+        self.__dict__["_ir"] = ir
         return ir
+
+    def ir_depth(self) -> int:
+        """How many levels deep this expression's tree is (for room on the stack)."""
+        depth = self.__dict__.get("_ir_depth")
+        if depth is None:
+            depth = self.__dict__["_ir_depth"] = tree_depth(self.to_ir())
+        return int(depth)
 
     def _build_ir(self) -> Node:
         raise TypeError(f"{type(self).__name__} does not define _build_ir()")

@@ -9,15 +9,16 @@ from adk_fluent.adk.compat import adk_version
 from adk_fluent.analysis.contracts import ContractReport, check_tree
 from adk_fluent.api.builder import BuilderBase
 from adk_fluent.errors import BuildError
+from adk_fluent.ir.depth import recursion_room, tree_depth
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import BuildOptions
 
 
-def _resolve(target: Any) -> tuple[Node, BuildOptions]:
+def _resolve(target: Any) -> tuple[Node, BuildOptions, int]:
     if isinstance(target, BuilderBase):
-        return target.to_ir(), target.options
+        return target.to_ir(), target.options, target.ir_depth()
     if isinstance(target, Node):
-        return target, BuildOptions()
+        return target, BuildOptions(), tree_depth(target)
     raise BuildError(
         f"check_contracts() needs a builder (Agent, Pipeline, ...) or its IR, "
         f"not {type(target).__name__}",
@@ -44,18 +45,19 @@ def check_contracts(
     and warnings. `checks`: run only these registered checks. A builder's own `.strict(schema=,
     initial_keys=)` and `.filtered()` apply too.
     """
-    root, options = _resolve(target)
+    root, options, depth = _resolve(target)
     declared = options.strict
-    return check_tree(
-        root,
-        installed_adk=adk_version(),
-        schema=schema if schema is not None else (declared.schema if declared else None),
-        strict=strict,
-        initial_keys=(*initial_keys, *(declared.initial_keys if declared else ())),
-        target_adk=target_adk,
-        visibility_mode=visibility_mode or options.visibility_mode,
-        checks=checks,
-    )
+    with recursion_room(depth):  # the data flow is a recursive walk (ir/depth.py)
+        return check_tree(
+            root,
+            installed_adk=adk_version(),
+            schema=schema if schema is not None else (declared.schema if declared else None),
+            strict=strict,
+            initial_keys=(*initial_keys, *(declared.initial_keys if declared else ())),
+            target_adk=target_adk,
+            visibility_mode=visibility_mode or options.visibility_mode,
+            checks=checks,
+        )
 
 
 # The other name the documentation uses for the same check (docs/contracts.md).

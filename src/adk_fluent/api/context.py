@@ -16,12 +16,19 @@ from adk_fluent.ir.context_spec import ContextSpec
 from adk_fluent.ir.steps import CaptureTurns
 
 
-def _names(names: tuple[str, ...], what: str) -> tuple[str, ...]:
+def _names(names: tuple[str, ...], what: str, example: str) -> tuple[str, ...]:
     if not names:
-        raise BuildError(f"{what} needs at least one name")
+        raise BuildError(f"{what} needs at least one name", field="context", hint=example)
     for name in names:
         if not isinstance(name, str) or not name:
-            raise BuildError(f"{what} needs agent or key names (strings), got {name!r}")
+            shown = (
+                repr(name)
+                if isinstance(name, str | int | float) or name is None
+                else (type(name).__name__)
+            )
+            raise BuildError(
+                f"{what} needs names (strings), got {shown[:40]}", field="context", hint=example
+            )
     return names
 
 
@@ -49,32 +56,48 @@ class C:
     @staticmethod
     def from_agents(*names: str) -> ContextSpec:
         """The user's messages plus replies (and tool calls) of the named agents only."""
-        return ContextSpec("from_agents", agents=_names(names, "C.from_agents()"), history_set=True)
+        return ContextSpec(
+            "from_agents",
+            agents=_names(names, "C.from_agents()", "e.g. C.from_agents('researcher')."),
+            history_set=True,
+        )
 
     @staticmethod
     def exclude_agents(*names: str) -> ContextSpec:
         """The full history minus the named agents' events."""
         return ContextSpec(
-            "exclude_agents", agents=_names(names, "C.exclude_agents()"), history_set=True
+            "exclude_agents",
+            agents=_names(names, "C.exclude_agents()", "e.g. C.exclude_agents('router')."),
+            history_set=True,
         )
 
     @staticmethod
     def last_n_turns(n: int) -> ContextSpec:
         """Only the last n turns (a turn starts at a user message)."""
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise BuildError(f"C.last_n_turns(n) needs a positive int, got {n!r}")
+            raise BuildError(
+                f"C.last_n_turns(n) needs a positive int, got {n!r}"[:120],
+                field="context",
+                hint="e.g. C.last_n_turns(3).",
+            )
         return ContextSpec("last_n_turns", turns=n, history_set=True)
 
     @staticmethod
     def from_state(*keys: str) -> ContextSpec:
         """State values as a delimited context block; alone, it also means no history."""
-        return ContextSpec("none", state_keys=_names(keys, "C.from_state()"))
+        return ContextSpec(
+            "none", state_keys=_names(keys, "C.from_state()", "e.g. C.from_state('intent').")
+        )
 
     @staticmethod
     def template(text: str) -> ContextSpec:
         """A context block rendered from state: `{key}` required, `{key?}` optional."""
         if not isinstance(text, str) or not text.strip():
-            raise BuildError("C.template(text) needs a non-empty template string")
+            raise BuildError(
+                "C.template(text) needs a non-empty template string",
+                field="context",
+                hint="e.g. C.template('Draft: {draft}. Notes: {notes?}').",
+            )
         return ContextSpec("default", templates=(text,))
 
     @staticmethod
@@ -86,7 +109,15 @@ class C:
     def capture_turns(key: str, n: int = 5) -> StateStep:
         """Store the last n turns, as 'author: text' lines, in state[key]."""
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise BuildError(f"C.capture_turns(key, n) needs a positive int n, got {n!r}")
+            raise BuildError(
+                f"C.capture_turns(key, n) needs a positive int n, got {n!r}"[:120],
+                field="n",
+                hint="e.g. C.capture_turns('recent', 3).",
+            )
         if not isinstance(key, str) or not key:
-            raise BuildError(f"C.capture_turns(key, n) needs a state key name, got {key!r}")
+            raise BuildError(
+                f"C.capture_turns(key, n) needs a state key name, got {key!r}"[:120],
+                field="key",
+                hint="e.g. C.capture_turns('recent', 3).",
+            )
         return StateStep(CaptureTurns(key, n))

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
 from adk_fluent.api.expression import Expression, Loop, Timeout, as_step, until
 from adk_fluent.errors import BuildError
 from adk_fluent.ir.names import slug
-from adk_fluent.ir.nodes import GateNode, MapOverNode, RaceNode, TapNode
+from adk_fluent.ir.nodes import (
+    DEFAULT_APPROVE_WORDS,
+    DEFAULT_REJECT_WORDS,
+    GateNode,
+    MapOverNode,
+    RaceNode,
+    TapNode,
+)
 
 
 class MapOver(Expression):
@@ -120,8 +128,8 @@ class Gate(Expression):
         predicate: Callable[[Any], bool],
         message: str,
         name: str,
-        approve: frozenset[str] = frozenset(),
-        reject: frozenset[str] = frozenset(),
+        approve: tuple[str, ...] = (),
+        reject: tuple[str, ...] = (),
     ) -> None:
         super().__init__(name)
         self._predicate, self._message = predicate, message
@@ -147,6 +155,80 @@ class Gate(Expression):
         )
 
 
+def _takes_one_argument(fn: Callable[..., Any]) -> bool | None:
+    """Whether fn can be called with exactly one positional argument (None: cannot tell)."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    try:
+        signature.bind(object())
+    except TypeError:
+        return False
+    return True
+
+
+def _check_state_function(fn: Any, what: str, agent: str, field: str, example: str) -> None:
+    """A function a step calls with the state: callable, and taking exactly that one argument."""
+    if not callable(fn):
+        raise BuildError(
+            f"{what} needs a function taking the state, got {type(fn).__name__}",
+            agent=agent,
+            field=field,
+            hint=f"e.g. {example}",
+        )
+    if _takes_one_argument(fn) is False:
+        raise BuildError(
+            f"{what} calls the function with one argument (the state), but its signature is "
+            f"{_signature_text(fn)}",
+            agent=agent,
+            field=field,
+            hint=f"take exactly one parameter, e.g. {example}",
+        )
+
+
+def _signature_text(fn: Callable[..., Any]) -> str:
+    try:
+        return f"({', '.join(inspect.signature(fn).parameters)})"
+    except (TypeError, ValueError):
+        return "unknown"
+
+
+def _gate_words(label: str, given: Any, name: str) -> tuple[str, ...]:
+    """The accepted replies as given (stripped, in order, without repeats)."""
+    if given is None:
+        return ()
+    if isinstance(given, str) or not isinstance(given, tuple | list | set | frozenset):
+        raise BuildError(
+            f"gate({label}=...) needs a tuple of words, got {type(given).__name__}",
+            agent=name,
+            field=label,
+            hint=f"e.g. {label}=('yes', 'ship it'); a single word needs a trailing comma: "
+            f"{label}=('ship it',)",
+        )
+    if not given:
+        raise BuildError(
+            f"gate({label}=()) accepts no reply at all",
+            agent=name,
+            field=label,
+            hint=f"give at least one word, e.g. {label}=('yes',), or leave {label} out for "
+            "the defaults.",
+        )
+    words: list[str] = []
+    for word in given:
+        if not isinstance(word, str) or not " ".join(word.split()).strip(".!'\""):
+            raise BuildError(
+                f"gate({label}=...) holds {word!r:.40}, which no reply can match",
+                agent=name,
+                field=label,
+                hint=f"use non-empty text words, e.g. {label}=('yes', 'ship it')",
+            )
+        word = " ".join(word.split()).strip(".!'\"")
+        if word.casefold() not in {w.casefold() for w in words}:
+            words.append(word)
+    return tuple(words)
+
+
 def gate(
     predicate: Callable[[Any], bool] | bool = True,
     message: str = "Approval required.",
@@ -157,54 +239,69 @@ def gate(
 ) -> Gate:
     """Pause for a person's approval when `predicate(state)` is true.
 
-    The gate replies with `message`; nothing after it runs in this turn. In a later turn the
-    user's 'approve' continues from the gate (steps before it are not re-run) and 'reject' ends
-    the run with the message. Status is kept in session state, so it survives restarts.
+    The gate replies with `message` and names the accepted replies; nothing after it runs in
+    this turn, wherever the gate sits (pipeline, loop, FanOut branch, Route branch). In a later
+    turn the user's 'approve' continues exactly from the gate (nothing that ran is re-run) and
+    'reject' ends the run with a message (the turn after starts from the top); any other reply
+    asks again. Status is kept in session state, so it survives restarts.
     `approve=` / `reject=` replace the accepted replies (compared case-insensitively, without
     trailing punctuation); by default approve / yes / ok / confirm and reject / no / cancel / stop.
     """
-    words: dict[str, frozenset[str]] = {}
-    for label, given in (("approve", approve), ("reject", reject)):
-        if given is None:
-            words[label] = frozenset()
-            continue
-        if (
-            isinstance(given, str)
-            or not given
-            or not all(isinstance(w, str) and w.strip() for w in given)
-        ):
-            raise BuildError(
-                f"gate({label}=...) needs a non-empty tuple of words",
-                agent=name,
-                field=label,
-                hint=f"e.g. {label}=('yes', 'ship it')",
-            )
-        words[label] = frozenset(w.strip().casefold() for w in given)
-    if words["approve"] & words["reject"]:
+    if not isinstance(name, str) or not name.isidentifier():
         raise BuildError(
-            "a word cannot both approve and reject",
+            f"gate(name=...) must be an identifier, got {name!r:.40}",
+            agent=str(name)[:40],
+            field="name",
+            hint="e.g. gate(..., name='refund_approval')",
+        )
+    if not isinstance(message, str) or not message.strip():
+        raise BuildError(
+            f"gate(message=...) must be the question to ask, got {message!r:.40}",
+            agent=name,
+            field="message",
+            hint="e.g. gate(pred, 'Send this refund email?'): it is what the person approves.",
+        )
+    approve_words = _gate_words("approve", approve, name)
+    reject_words = _gate_words("reject", reject, name)
+    both = {w.casefold() for w in approve_words or DEFAULT_APPROVE_WORDS} & {
+        w.casefold() for w in reject_words or DEFAULT_REJECT_WORDS
+    }
+    if both:
+        raise BuildError(
+            f"the reply {sorted(both)[0]!r} would both approve and reject",
             agent=name,
             field="reject",
-            hint=f"remove {sorted(words['approve'] & words['reject'])} from one of them.",
+            hint=f"remove {sorted(both)} from one of approve= / reject= (the defaults are "
+            f"approve {DEFAULT_APPROVE_WORDS[:4]} and reject {DEFAULT_REJECT_WORDS[:4]}).",
         )
     if isinstance(predicate, bool):
         always = predicate
         predicate = lambda state: always  # noqa: E731
-    if not callable(predicate):
-        raise BuildError(
-            "gate(predicate, message) needs a callable predicate taking the state", agent=name
-        )
-    return Gate(predicate, message, name, words["approve"], words["reject"])
+    _check_state_function(
+        predicate,
+        "gate(predicate, ...)",
+        name,
+        "predicate",
+        "gate(lambda state: state['amount'] > 100, 'Approve?')",
+    )
+    return Gate(predicate, message, name, approve_words, reject_words)
 
 
 class Tap(Expression):
     """A read-only observer; see `tap()`."""
 
     def __init__(self, fn: Callable[[Any], Any], name: str | None = None) -> None:
-        if not callable(fn):
-            raise BuildError("tap(fn) needs a callable taking the state")
         fn_name = getattr(fn, "__name__", "tap")
-        super().__init__(name or ("tap" if fn_name == "<lambda>" else slug("tap", fn_name)))
+        label = name or ("tap" if fn_name == "<lambda>" else slug("tap", str(fn_name)))
+        if name is not None and (not isinstance(name, str) or not name.isidentifier()):
+            raise BuildError(
+                f"tap(name=...) must be an identifier, got {name!r:.40}",
+                agent="tap",
+                field="name",
+                hint="e.g. tap(log_state, name='log_state')",
+            )
+        _check_state_function(fn, "tap(fn)", label, "fn", "tap(lambda state: print(state))")
+        super().__init__(label)
         self._fn = fn
 
     def _build_ir(self) -> TapNode:
@@ -217,7 +314,8 @@ def tap(fn: Callable[[Any], Any], *, name: str | None = None) -> Tap:
 
 
 def timeout(body: Any, seconds: float, *, name: str | None = None) -> Timeout:
-    """Cancel `body` after `seconds`; an error event says which step timed out after how long."""
+    """Cancel `body` after `seconds`; an error event says which step timed out after how long.
+    A body holding a gate is refused (a clock cannot wait across turns for a person's reply)."""
     return Timeout(body, seconds, name)
 
 
@@ -230,7 +328,24 @@ class Race(Expression):
             raise BuildError(
                 "race() needs at least two alternatives", hint="race(fast_agent, careful_agent)"
             )
+        if name is not None and (not isinstance(name, str) or not name.isidentifier()):
+            raise BuildError(
+                f"race(name=...) must be an identifier, got {name!r:.40}",
+                agent="race",
+                field="name",
+                hint="e.g. race(fast, careful, name='answer_race')",
+            )
         super().__init__(name or slug("race", *(s.name for s in steps))[:48])
+        for step in steps:
+            gates = [n.name for n in step.to_ir().walk() if n.PAUSES_RUN]
+            if gates:
+                raise BuildError(
+                    f"gate '{gates[0]}' sits inside race '{self._name}': race runs each "
+                    "alternative on a private copy of the session and discards the losers",
+                    agent=self._name,
+                    field="gate",
+                    hint="move the gate out of the race: put it before or after it in a pipeline.",
+                )
         self._steps = steps
 
     def _build_ir(self) -> RaceNode:

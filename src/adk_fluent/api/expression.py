@@ -12,6 +12,7 @@ Only unnamed composites flatten; a composite given `name=` stays a unit.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Self
@@ -23,7 +24,7 @@ from adk_fluent_generated.builder_bases import (
 )
 from adk_fluent_generated.ir_nodes import LoopAgentNode, ParallelAgentNode, SequentialAgentNode
 
-from adk_fluent.api.builder import BuilderBase, check_name
+from adk_fluent.api.builder import BuilderBase, check_arity, check_name
 from adk_fluent.api.running import Runnable
 from adk_fluent.errors import BuildError, EmptyCompositeError
 from adk_fluent.ir.names import slug
@@ -67,6 +68,8 @@ class StateStep(Expression):
     def __init__(self, step: Step, name: str | None = None) -> None:
         super().__init__(name or step.default_name())
         self._step = step
+        if name is not None:
+            self._given_name = True
 
     @property
     def step(self) -> Step:
@@ -76,7 +79,7 @@ class StateStep(Expression):
     def named(self, name: str) -> Self:
         """Rename the step (names show in events and diagrams)."""
         check_name(name, "step")
-        return self._copy(_name=name)
+        return self._copy(_name=name, _given_name=True)
 
     def _build_ir(self) -> TransformNode:
         return TransformNode(name=self._name, step=self._step)
@@ -84,6 +87,15 @@ class StateStep(Expression):
 
 def function_step(fn: Callable[[Any], Any]) -> StateStep:
     """A plain `fn(state) -> dict | None` as a step; the dict is merged into state."""
+    check_arity(
+        fn,
+        1,
+        what="a function step",
+        agent=getattr(fn, "__name__", None),
+        field="step",
+        hint="a function step takes the state and returns a dict of changes (or None): "
+        "def step(state): return {'total': state['a'] + state['b']}.",
+    )
     return StateStep(FunctionStep(fn))
 
 
@@ -97,15 +109,50 @@ def _auto_name(prefix: str, steps: tuple[BuilderBase, ...]) -> str:
     return f"{prefix}__{names[0]}__{names[-1]}__{digest}"
 
 
+def describe_value(value: Any) -> str:
+    """A short description of a value for a message: small literals shown, objects named by
+    their type (and name, for ADK agents), never a whole repr."""
+    if value is None or isinstance(value, bool | int | float):
+        return repr(value)
+    if isinstance(value, str):
+        shown = repr(value)
+        return f"str {shown[:40]}..." if len(shown) > 40 else f"str {shown}"
+    if isinstance(value, type):
+        return f"the class {value.__name__}"
+    kind = type(value).__name__
+    name = getattr(value, "name", None)
+    if isinstance(name, str):
+        return f"{kind} '{name[:40]}'"
+    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
+
+
+def _is_native_agent(value: Any) -> bool:
+    # an ADK agent, without importing ADK here: its class comes from google.adk
+    return any(k.__module__.startswith("google.adk.") for k in type(value).__mro__[:-1]) and (
+        hasattr(value, "sub_agents")
+    )
+
+
 def as_step(value: Any, operator: str) -> Expression:
     """A builder, or a plain function made a step; anything else is a clear error."""
     if isinstance(value, Expression):
         return value
     if callable(value) and not isinstance(value, type):
         return function_step(value)
+    if _is_native_agent(value):
+        name = getattr(value, "name", "?")
+        raise BuildError(
+            f"cannot use a native ADK {type(value).__name__} with `{operator}`",
+            agent=str(name)[:60],
+            field="step",
+            hint=f"adk-fluent composes its own builders: describe it as Agent('{name}')... "
+            "(or wrap the native agent in an AgentTool and give it to an Agent with .tool()).",
+        )
     raise BuildError(
-        f"cannot use {type(value).__name__} {value!r} with `{operator}`",
-        hint="compose Agent, Pipeline, FanOut, Loop or other adk-fluent builders.",
+        f"cannot use {describe_value(value)} with `{operator}`",
+        field="step",
+        hint="compose Agent, Pipeline, FanOut, Loop or other adk-fluent builders, "
+        "or a function step def step(state): return {...}.",
     )
 
 
@@ -139,9 +186,8 @@ class _Composite(Expression):
 
     def __getattr__(self, attr: str) -> Any:
         if attr == "_name":
-            name = _auto_name(self._PREFIX, self._steps)
-            self.__dict__["_name"] = name
-            return name
+            _name_unnamed(self)
+            return self.__dict__["_name"]
         return super().__getattr__(attr)
 
     @property
@@ -156,6 +202,25 @@ class _Composite(Expression):
 
     def _child_irs(self) -> tuple[Any, ...]:
         return tuple(step.to_ir() for step in self._steps)
+
+
+def _name_unnamed(root: _Composite) -> None:
+    """Give `root` and the unnamed composites under it their auto names, children first,
+    without recursion (a chain of 300 nested Pipelines has 300 names to compute)."""
+    stack: list[tuple[_Composite, bool]] = [(root, False)]
+    while stack:
+        node, children_named = stack.pop()
+        if "_name" in node.__dict__:
+            continue
+        if children_named:
+            node.__dict__["_name"] = _auto_name(node._PREFIX, node._steps)
+            continue
+        stack.append((node, True))
+        stack.extend(
+            (step, False)
+            for step in node._steps
+            if isinstance(step, _Composite) and "_name" not in step.__dict__
+        )
 
 
 class Pipeline(_Composite, SequentialAgentSetters):
@@ -198,13 +263,26 @@ class Until:
 
 def until(predicate: Callable[[Any], bool], *, max: int = 10) -> Until:  # noqa: A002 - spec's name
     """Loop condition for `body * until(pred, max=...)`: checked after every iteration."""
-    if not callable(predicate):
+    if not callable(predicate) or isinstance(predicate, type):
         raise BuildError(
-            "until() needs a callable predicate taking the state",
+            f"until() needs a callable predicate taking the state, got {describe_value(predicate)}",
+            field="predicate",
             hint="e.g. until(lambda state: state.get('done') == 'yes').",
         )
-    if not isinstance(max, int) or max < 1:
-        raise BuildError(f"until(max=...) must be a positive int, got {max!r}")
+    check_arity(
+        predicate,
+        1,
+        what="until()'s predicate",
+        agent=None,
+        field="predicate",
+        hint="the predicate takes the state: until(lambda state: state.get('done') == 'yes').",
+    )
+    if isinstance(max, bool) or not isinstance(max, int) or max < 1:
+        raise BuildError(
+            f"until(max=...) must be a positive int, got {describe_value(max)}",
+            field="max",
+            hint="the most iterations to run, e.g. until(pred, max=5).",
+        )
     return Until(predicate, max)
 
 
@@ -222,15 +300,27 @@ class Loop(_Composite, LoopAgentSetters):
         name: str | None = None,
     ) -> None:
         super().__init__(*body, name=name)
+        if until is not None and not isinstance(until, Until):
+            raise BuildError(
+                f"until= needs until(predicate), got {describe_value(until)}",
+                agent=self._name,
+                field="until",
+                hint="Loop(body, until=until(lambda state: state.get('done'))).",
+            )
         self._until = until
         if until is not None and max_iterations is None:
             max_iterations = until.max
         if max_iterations is not None:
-            if not isinstance(max_iterations, int) or max_iterations < 1:
+            if (
+                isinstance(max_iterations, bool)
+                or not isinstance(max_iterations, int)
+                or max_iterations < 1
+            ):
                 raise BuildError(
-                    f"max_iterations must be a positive int, got {max_iterations!r}",
+                    f"max_iterations must be a positive int, got {describe_value(max_iterations)}",
                     agent=self._name,
                     field="max_iterations",
+                    hint="e.g. Loop(body, max_iterations=3), or body * 3.",
                 )
             self._fields = {"max_iterations": max_iterations}
 
@@ -293,9 +383,11 @@ def _loop(body: Expression, times: Any) -> Loop:
         return Loop(body, until=times)
     if isinstance(times, bool) or not isinstance(times, int) or times < 1:
         raise BuildError(
-            f"`{body.name} * {times!r}`: a loop count must be a positive int or until(...)",
+            f"`{body.name} * {describe_value(times)}`: a loop count must be a positive int "
+            "or until(...)",
             agent=body.name,
             field="max_iterations",
+            hint="e.g. body * 3, or body * until(lambda state: state.get('done')).",
         )
     return Loop(body, max_iterations=times)
 
@@ -309,11 +401,21 @@ class Timeout(Expression):
     """A deadline around a body; see `timeout()`."""
 
     def __init__(self, body: Any, seconds: float, name: str | None = None) -> None:
-        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0:
-            raise BuildError(
-                f"timeout needs a positive number of seconds, got {seconds!r}", field="seconds"
-            )
         step = as_step(body, "timeout")
+        if (
+            isinstance(seconds, bool)
+            or not isinstance(seconds, int | float)
+            or not math.isfinite(seconds)
+            or seconds <= 0
+        ):
+            raise BuildError(
+                f"timeout needs a positive, finite number of seconds, got {describe_value(seconds)}",
+                agent=step.name,
+                field="seconds",
+                hint="e.g. step.timeout(30); for no deadline, leave .timeout() out.",
+            )
+        if name is not None:
+            check_name(name, "step")
         super().__init__(name or slug("timeout", step.name))
         self._body, self._seconds = step, float(seconds)
 

@@ -8,10 +8,12 @@ Labels written by models are messy; see ir/route_rules for the default normalisa
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, Self
 
-from adk_fluent.api.expression import Expression, as_step
+from adk_fluent.api.builder import check_arity, check_name
+from adk_fluent.api.expression import Expression, as_step, describe_value
 from adk_fluent.errors import BuildError
 from adk_fluent.ir.names import slug
 from adk_fluent.ir.nodes import RouteNode, RouteRule
@@ -23,13 +25,35 @@ class Route(Expression):
     def __init__(
         self, key: str, *, normalize: bool | Callable[[str], Any] = True, name: str | None = None
     ) -> None:
-        if not isinstance(key, str) or not key:
+        if not isinstance(key, str) or not key.strip():
             raise BuildError(
-                "Route(key) needs the state key to route on",
+                f"Route(key) needs the state key to route on, got {describe_value(key)}",
                 field="key",
                 hint="e.g. Route('intent') after an agent with .outputs('intent').",
             )
-        super().__init__(name or slug("route", key))
+        if name is not None:
+            check_name(name, "route")
+        where = name or slug("route", key)
+        if not isinstance(normalize, bool) and (
+            not callable(normalize) or isinstance(normalize, type)
+        ):
+            raise BuildError(
+                f"normalize must be True, False or a function, got {describe_value(normalize)}",
+                agent=where,
+                field="normalize",
+                hint="normalize=False compares labels exactly; normalize=str.lower (a function "
+                "of one label) normalises both sides.",
+            )
+        if callable(normalize) and not isinstance(normalize, bool):
+            check_arity(
+                normalize,
+                1,
+                what="normalize",
+                agent=where,
+                field="normalize",
+                hint="normalize takes one label and returns its comparable form, e.g. str.lower.",
+            )
+        super().__init__(where)
         self._key = key
         self._normalize = normalize
         self._rules: tuple[tuple[RouteRule, Expression], ...] = ()
@@ -38,6 +62,26 @@ class Route(Expression):
     def _add(self, op: str, value: Any, branch: Any) -> Self:
         step = as_step(branch, f"Route('{self._key}').{op}")
         return self._copy(_rules=(*self._rules, (RouteRule(op, value), step)))
+
+    def _compare(self, op: str, value: Any, branch: Any) -> Self:
+        """gt / gte / lt / lte: the rule's value is a number, known at build."""
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or (isinstance(value, float) and math.isnan(value))
+        ):
+            raise BuildError(
+                f"Route('{self._key}').{op}() compares numbers, got {describe_value(value)}",
+                agent=self._name,
+                field=op,
+                hint=f"pass a number: Route('{self._key}').{op}(0.8, agent)"
+                + (
+                    f"; to match a label use .eq({value!r}, agent) or .contains(...)."
+                    if isinstance(value, str)
+                    else "."
+                ),
+            )
+        return self._add(op, value, branch)
 
     def eq(self, value: Any, branch: Any) -> Self:
         """Branch when the (normalised) value equals `value`."""
@@ -49,19 +93,19 @@ class Route(Expression):
 
     def gt(self, value: float, branch: Any) -> Self:
         """Branch when the value, as a number, is greater than `value`."""
-        return self._add("gt", value, branch)
+        return self._compare("gt", value, branch)
 
     def gte(self, value: float, branch: Any) -> Self:
         """Branch when the value, as a number, is at least `value`."""
-        return self._add("gte", value, branch)
+        return self._compare("gte", value, branch)
 
     def lt(self, value: float, branch: Any) -> Self:
         """Branch when the value, as a number, is less than `value`."""
-        return self._add("lt", value, branch)
+        return self._compare("lt", value, branch)
 
     def lte(self, value: float, branch: Any) -> Self:
         """Branch when the value, as a number, is at most `value`."""
-        return self._add("lte", value, branch)
+        return self._compare("lte", value, branch)
 
     def contains(self, value: Any, branch: Any) -> Self:
         """Branch when the (normalised) value contains `value`."""
@@ -69,10 +113,22 @@ class Route(Expression):
 
     def when(self, predicate: Callable[[Any], bool], branch: Any) -> Self:
         """Branch when `predicate(state)` is true."""
-        if not callable(predicate):
+        if not callable(predicate) or isinstance(predicate, type):
             raise BuildError(
-                "Route.when(predicate, branch) needs a callable predicate", agent=self._name
+                f"Route.when(predicate, branch) needs a callable predicate, got "
+                f"{describe_value(predicate)}",
+                agent=self._name,
+                field="when",
+                hint="e.g. .when(lambda state: state.get('score', 0) > 3, agent).",
             )
+        check_arity(
+            predicate,
+            1,
+            what="a Route.when predicate",
+            agent=self._name,
+            field="when",
+            hint="the predicate takes the state: .when(lambda state: state.get('vip'), agent).",
+        )
         return self._add("when", predicate, branch)
 
     def otherwise(self, branch: Any) -> Self:

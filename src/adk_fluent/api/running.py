@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+from adk_fluent.ir.depth import needs_room, recursion_room
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import BuildOptions, ExecutionConfig
 from adk_fluent.run.engine import ENGINE
@@ -26,60 +27,98 @@ class Runnable:
         @property
         def options(self) -> BuildOptions: ...
 
+        def ir_depth(self) -> int: ...
+
+    # Every walk of the tree (compile, cache keys, checks, diagrams) runs inside
+    # recursion_room: a tree hundreds of levels deep builds wherever a hand-written ADK tree
+    # of that depth does (ir/depth.py). For shallow trees the room is a no-op.
     def build(self, *, backend: Any = None) -> Any:
         """Compile to the native ADK root agent (`backend=mock_backend(...)` installs scripted models)."""
-        return ENGINE.build(self.to_ir(), self.options, backend)
+        ir = self.to_ir()
+        with recursion_room(self.ir_depth()):
+            return ENGINE.build(ir, self.options, backend)
 
     def to_app(self, config: ExecutionConfig | None = None, *, backend: Any = None) -> Any:
         """Compile to a native ADK `App`: visibility plugin, the config's plugins, resumability,
         compaction and run metadata applied."""
-        return ENGINE.to_app(self.to_ir(), self.options, config, backend)
+        ir = self.to_ir()
+        with recursion_room(self.ir_depth()):
+            return ENGINE.to_app(ir, self.options, config, backend)
 
     def to_runner(self, config: ExecutionConfig | None = None, **services: Any) -> Any:
         """A native ADK `Runner` for this expression (session/artifact/memory services optional)."""
-        return ENGINE.to_runner(self.to_ir(), self.options, config, **services)
+        ir = self.to_ir()
+        with recursion_room(self.ir_depth()):
+            return ENGINE.to_runner(ir, self.options, config, **services)
 
     async def run(self, prompt: Any, **options: Any) -> list[AgentEvent]:
         """Run one turn; returns every event the client receives, as AgentEvents."""
-        return await ENGINE.run(self.to_ir(), self.options, prompt, **options)
+        ir = self.to_ir()
+        with recursion_room(self.ir_depth()):
+            return await ENGINE.run(ir, self.options, prompt, **options)
 
     def stream(self, prompt: Any, **options: Any) -> AsyncIterator[AgentEvent]:
         """Run one turn, yielding AgentEvents as they happen."""
-        return ENGINE.stream(self.to_ir(), self.options, prompt, **options)
+        ir = self.to_ir()
+        events = ENGINE.stream(ir, self.options, prompt, **options)
+        depth = self.ir_depth()
+        return _with_room(events, depth) if needs_room(depth) else events
 
     async def ask(self, prompt: Any, **options: Any) -> str:
         """Run one turn; returns the final response text."""
-        return await ENGINE.ask(self.to_ir(), self.options, prompt, **options)
+        ir = self.to_ir()
+        with recursion_room(self.ir_depth()):
+            return await ENGINE.ask(ir, self.options, prompt, **options)
 
     def ask_sync(self, prompt: Any, **options: Any) -> str:
         """`ask()` for scripts without an event loop."""
-        return ENGINE.ask_sync(self.to_ir(), self.options, prompt, **options)
+        ir = self.to_ir()
+        with recursion_room(self.ir_depth()):
+            return ENGINE.ask_sync(ir, self.options, prompt, **options)
 
     async def session(self, session_id: str, *, user_id: str = "user", **options: Any) -> Any:
         """The stored ADK session (events and state), as the session store holds it."""
-        return await ENGINE.get_session(
-            self.to_ir(), self.options, session_id, user_id=user_id, **options
-        )
+        ir = self.to_ir()
+        with recursion_room(self.ir_depth()):
+            return await ENGINE.get_session(
+                ir, self.options, session_id, user_id=user_id, **options
+            )
 
     async def rewind(
         self, session_id: str, before_invocation_id: str, *, user_id: str = "user", **options: Any
     ) -> None:
         """Rewind a session to before an invocation (ADK's Runner.rewind_async)."""
-        await ENGINE.rewind(
-            self.to_ir(),
-            self.options,
-            session_id,
-            before_invocation_id,
-            user_id=user_id,
-            **options,
-        )
+        ir = self.to_ir()
+        with recursion_room(self.ir_depth()):
+            await ENGINE.rewind(
+                ir,
+                self.options,
+                session_id,
+                before_invocation_id,
+                user_id=user_id,
+                **options,
+            )
 
     def to_mermaid(self) -> str:
         """A mermaid flowchart of the tree with data-flow edges (who writes what who reads)."""
         from adk_fluent.analysis.mermaid import to_mermaid
 
-        return to_mermaid(self.to_ir())
+        ir = self.to_ir()
+        with recursion_room(self.ir_depth()):
+            return to_mermaid(ir)
 
     def visualize(self) -> str:
         """Alias of to_mermaid(), for notebooks and the CLI."""
         return self.to_mermaid()
+
+
+async def _with_room(events: AsyncIterator[AgentEvent], depth: int) -> AsyncIterator[AgentEvent]:
+    """A deep tree's stream: the room stays while the stream runs (it compiles on first use)."""
+    with recursion_room(depth):
+        try:
+            async for event in events:
+                yield event
+        finally:  # a caller that breaks out closes the engine's stream too
+            close = getattr(events, "aclose", None)
+            if close is not None:
+                await close()

@@ -13,22 +13,80 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from adk_fluent.api.builder import check_arity
 from adk_fluent.api.expression import StateStep, function_step
 from adk_fluent.errors import BuildError
 from adk_fluent.ir import steps
+from adk_fluent.ir.names import slug
+from adk_fluent.ir.values import storable_copy
 
 __all__ = ["S", "StateStep", "function_step"]
 
+_SCOPES = ("app:", "user:", "temp:")
 
-def _keys(keys: tuple[str, ...], what: str, example: str) -> tuple[str, ...]:
+
+def _keys(
+    keys: tuple[object, ...], what: str, example: str, *, step: str | None = None
+) -> tuple[str, ...]:
     for key in keys:
-        if not isinstance(key, str) or not key:
+        problem = _key_problem(key)
+        if problem:
+            shown = repr(key) if isinstance(key, str) else f"a {type(key).__name__}"
             raise BuildError(
-                f"{what} needs state key names (non-empty strings), got {key!r}",
+                f"{what} needs state key names, got {shown[:60]}: {problem}",
+                agent=step,
                 field="keys",
                 hint=f"e.g. {example}",
             )
-    return keys
+    return keys  # type: ignore[return-value]
+
+
+def _key_problem(key: object) -> str | None:
+    """Why a state key name would not work (None if it is fine)."""
+    if not isinstance(key, str):
+        return "a key name must be a str"
+    if not key.strip():
+        return "a key name must not be empty"
+    bare = key[len(next((p for p in _SCOPES if key.startswith(p)), "")) :]
+    if not bare:
+        return "a scope prefix needs a name after it"
+    if key != key.strip() or any(c in key for c in "{}"):
+        return "no surrounding spaces or braces (an instruction's {key} could not name it)"
+    return None
+
+
+def _constants(values: dict[str, Any], what: str, example: str) -> tuple[tuple[str, Any], ...]:
+    """Checked, private copies of constants: the keys usable, the values storable."""
+    if not values:
+        raise BuildError(f"{what} needs at least one key=value", hint=example)
+    step = slug(what.split("(")[0].split(".")[-1], *sorted(values))
+    _keys(tuple(values), what, example, step=step)
+    pairs = []
+    for key, value in sorted(values.items()):
+        copy, problem = storable_copy(value)
+        if problem is not None:
+            raise BuildError(
+                f"{what}: {problem.describe(key)}",
+                agent=step,
+                field=key,
+                hint=f"{problem.hint}. Every session store must give back what was written "
+                "(SQLite and PostgreSQL keep JSON).",
+            )
+        pairs.append((key, copy))
+    return tuple(pairs)
+
+
+def _function(
+    fn: object, count: int, what: str, *, step: str, field: str, hint: str
+) -> Callable[..., Any]:
+    """A callable that accepts `count` positional arguments, or a BuildError."""
+    if not callable(fn):
+        shown = type(fn).__name__
+        raise BuildError(
+            f"{what} needs a function, got a {shown}", agent=step, field=field, hint=hint
+        )
+    check_arity(fn, count, what=what, agent=step, field=field, hint=hint)
+    return fn
 
 
 class S:
@@ -36,34 +94,62 @@ class S:
 
     @staticmethod
     def set(**values: Any) -> StateStep:
-        """Write constant values: `S.set(tier="gold")`."""
-        if not values:
-            raise BuildError("S.set() needs at least one key=value", hint="S.set(tier='gold')")
-        return StateStep(steps.SetValues(tuple(sorted(values.items()))))
+        """Write constant values: `S.set(tier="gold")`. Each run writes a fresh copy; values
+        must be JSON (str, numbers, bools, None, lists, dicts with str keys): a tuple is stored
+        as a list, a datetime, set, bytes or other object is refused here."""
+        return StateStep(steps.SetValues(_constants(values, "S.set()", "S.set(tier='gold')")))
 
     @staticmethod
     def default(**values: Any) -> StateStep:
-        """Write values only where the key is missing (or None)."""
-        if not values:
-            raise BuildError("S.default() needs at least one key=value", hint="S.default(n=0)")
-        return StateStep(steps.SetDefaults(tuple(sorted(values.items()))))
+        """Write values only where the key is missing (or None); values as for `S.set`."""
+        return StateStep(steps.SetDefaults(_constants(values, "S.default()", "S.default(n=0)")))
 
     @staticmethod
-    def merge(*keys: str, into: str, fn: Callable[..., Any] | None = None) -> StateStep:
+    def merge(
+        *keys: str, into: str | None = None, fn: Callable[..., Any] | None = None
+    ) -> StateStep:
         """Combine several keys into one: `fn(*values)`, or by default a dict {key: value}."""
-        _keys(keys, "S.merge()", "S.merge('a', 'b', into='ab')")
+        example = "S.merge('a', 'b', into='ab')"
+        _keys(keys, "S.merge()", example)
         if len(keys) < 2:
+            raise BuildError("S.merge() needs at least two keys to combine", hint=example)
+        if len(set(keys)) != len(keys):
             raise BuildError(
-                "S.merge() needs at least two keys to combine", hint="S.merge('a', 'b', into='ab')"
+                f"S.merge() names a key twice: {sorted(k for k in keys if keys.count(k) > 1)}",
+                field="keys",
+                hint=example,
             )
-        _keys((into,), "S.merge(into=...)", "S.merge('a', 'b', into='ab')")
-        if fn is not None and not callable(fn):
-            raise BuildError("S.merge(..., fn=...) needs a callable", field="fn")
+        step = slug("merge", *keys, "into", str(into))
+        if into is None:
+            raise BuildError(
+                "S.merge() needs into= (the key that receives the result)",
+                agent=step,
+                field="into",
+                hint=example,
+            )
+        _keys((into,), "S.merge(into=...)", example, step=step)
+        if fn is not None:
+            _function(
+                fn,
+                len(keys),
+                f"S.merge(fn=...) over {len(keys)} keys",
+                step=step,
+                field="fn",
+                hint=f"fn receives the {len(keys)} values in order, e.g. "
+                "S.merge('a', 'b', into='total', fn=lambda a, b: a + b)",
+            )
         return StateStep(steps.Merge(keys, into, fn))
 
     @staticmethod
     def pick(*keys: str) -> StateStep:
         """Keep only these session keys: every other unscoped key is set to None."""
+        if not keys:
+            raise BuildError(
+                "S.pick() needs at least one key to keep (with none it would clear every "
+                "session key)",
+                field="keys",
+                hint="S.pick('intent'); to clear keys by name use S.drop('a', 'b').",
+            )
         return StateStep(steps.Pick(_keys(keys, "S.pick()", "S.pick('intent')")))
 
     @staticmethod
@@ -71,45 +157,103 @@ class S:
         """Delete these keys (write None)."""
         _keys(keys, "S.drop()", "S.drop('scratch')")
         if not keys:
-            raise BuildError("S.drop() needs at least one key", hint="S.drop('scratch')")
+            raise BuildError(
+                "S.drop() needs at least one key", field="keys", hint="S.drop('scratch')"
+            )
         return StateStep(steps.Drop(keys))
 
     @staticmethod
     def rename(**mapping: str) -> StateStep:
         """Move values: `S.rename(old="new")` writes new=old's value and deletes old."""
+        example = "S.rename(draft='final')"
         if not mapping:
-            raise BuildError("S.rename() needs old='new' pairs", hint="S.rename(draft='final')")
-        _keys(tuple(mapping.values()), "S.rename()", "S.rename(draft='final')")
+            raise BuildError("S.rename() needs old='new' pairs", field="keys", hint=example)
+        step = slug("rename", *sorted(mapping))
+        for old, new in mapping.items():
+            if not isinstance(new, str):
+                raise BuildError(
+                    f"S.rename({old}=...) needs the new key name as a str, got a "
+                    f"{type(new).__name__}",
+                    agent=step,
+                    field=old,
+                    hint=f"{example}; to write a value use S.set({old}=...).",
+                )
+        _keys((*mapping, *mapping.values()), "S.rename()", example, step=step)
+        news = list(mapping.values())
+        for old, new in mapping.items():
+            if new == old:
+                raise BuildError(
+                    f"S.rename({old}='{new}') renames a key to itself",
+                    agent=step,
+                    field=old,
+                    hint=f"remove it, or give a new name: {example}",
+                )
+            if news.count(new) > 1:
+                raise BuildError(
+                    f"S.rename() moves two keys to '{new}': one value would be lost",
+                    agent=step,
+                    field=old,
+                    hint="give each its own new name.",
+                )
         return StateStep(steps.Rename(tuple(sorted(mapping.items()))))
 
     @staticmethod
     def transform(key: str, fn: Callable[[Any], Any]) -> StateStep:
         """Replace state[key] with fn(state[key]) (the key must exist)."""
         _keys((key,), "S.transform()", "S.transform('n', int)")
-        if not callable(fn):
-            raise BuildError(f"S.transform('{key}', fn) needs a callable fn", field="fn")
+        step = slug("transform", key)
+        _function(
+            fn,
+            1,
+            f"S.transform('{key}', fn)",
+            step=step,
+            field="fn",
+            hint="fn receives the current value, e.g. S.transform('score', float)",
+        )
         return StateStep(steps.Transform(key, fn))
 
     @staticmethod
     def compute(**fns: Callable[[Any], Any]) -> StateStep:
         """Write computed values: `S.compute(total=lambda s: s["a"] + s["b"])`."""
-        for key, fn in fns.items():
-            if not callable(fn):
-                raise BuildError(f"S.compute({key}=...) needs a callable taking the state")
+        example = "S.compute(total=lambda s: s['a'] + s['b'])"
         if not fns:
-            raise BuildError("S.compute() needs at least one key=fn")
+            raise BuildError("S.compute() needs at least one key=fn", field="keys", hint=example)
+        step = slug("compute", *sorted(fns))
+        _keys(tuple(fns), "S.compute()", example, step=step)
+        for key, fn in fns.items():
+            _function(
+                fn,
+                1,
+                f"S.compute({key}=fn)",
+                step=step,
+                field=key,
+                hint=f"fn receives the (read-only) state, e.g. {example}",
+            )
         return StateStep(steps.Compute(tuple(sorted(fns.items()))))
 
     @staticmethod
     def guard(predicate: Callable[[Any], bool], message: str = "guard failed") -> StateStep:
-        """Stop the run with an error unless predicate(state) holds."""
-        if not callable(predicate):
-            raise BuildError("S.guard(predicate, message) needs a callable predicate")
+        """Stop the run with an error event unless predicate(state) holds."""
+        hint = "e.g. S.guard(lambda s: s['amount'] < 1000, 'amount over limit')"
+        _function(predicate, 1, "S.guard(predicate)", step="guard", field="predicate", hint=hint)
+        if not isinstance(message, str) or not message.strip():
+            raise BuildError(
+                "S.guard(predicate, message) needs a message (str) saying what failed",
+                agent="guard",
+                field="message",
+                hint=hint,
+            )
         return StateStep(steps.Guard(predicate, message))
 
     @staticmethod
     def log(*keys: str, level: int = 20) -> StateStep:  # 20 is logging.INFO
         """Log these keys (or the whole state) to the 'adk_fluent.state' logger."""
+        if isinstance(level, bool) or not isinstance(level, int) or level < 0:
+            raise BuildError(
+                f"S.log(level=...) needs a logging level (int), got {level!r:.40}",
+                field="level",
+                hint="e.g. S.log('intent', level=logging.DEBUG)",
+            )
         return StateStep(steps.Log(_keys(keys, "S.log()", "S.log('intent')"), level))
 
     @staticmethod

@@ -15,3 +15,19 @@ def slug(*parts: str) -> str:
     text = "_".join(re.sub(r"\W+", "_", p).strip("_") for p in parts if p)
     text = text or "step"
     return text if text[0].isalpha() else f"s_{text}"
+
+
+def name_problem(name: object) -> str:
+    """Why `name` is not an agent name (for the error message)."""
+    if not isinstance(name, str):
+        return f"a name is text, not {type(name).__name__}"
+    if not name:
+        return "it is empty"
+    if name == "user":
+        return "'user' is reserved for the person's own messages"
+    if name[0].isdigit():
+        return "it starts with a digit"
+    bad = sorted({c for c in name if not (c.isalnum() or c == "_")})
+    if bad:
+        return "it contains " + ", ".join(repr(c) for c in bad[:5])
+    return "it is not a Python identifier"

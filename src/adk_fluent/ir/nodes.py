@@ -25,6 +25,8 @@ from adk_fluent_generated.visitor import NODE_TYPE_NAMES, NodeVisitor
 __all__ = [
     "ADK_NODE_TYPES",
     "CONTROL_NODE_TYPES",
+    "DEFAULT_APPROVE_WORDS",
+    "DEFAULT_REJECT_WORDS",
     "NODE_TYPE_NAMES",
     "UNSET",
     "FallbackNode",
@@ -117,6 +119,13 @@ class MapOverNode(Node):
     concurrency: int = 1
 
 
+# A gate's accepted replies when it is given none (compared case-insensitively); the prompt
+# names the first two of each.
+DEFAULT_APPROVE_WORDS: tuple[str, ...] = ("approve", "yes", "approved", "y", "ok", "okay")
+DEFAULT_APPROVE_WORDS += ("confirm", "go ahead")
+DEFAULT_REJECT_WORDS: tuple[str, ...] = ("reject", "no", "rejected", "n", "deny", "cancel", "stop")
+
+
 class GateNode(Node):
     """Pause the run until a person approves in a later turn, when `predicate(state)` says so."""
 
@@ -125,8 +134,10 @@ class GateNode(Node):
     PAUSES_RUN: ClassVar[bool] = True
     predicate: Callable[[Any], bool]
     message: str
-    approve_words: frozenset[str] = frozenset()  # empty: the defaults in adk/agents/flow
-    reject_words: frozenset[str] = frozenset()
+    # the accepted replies as the user spelled them, in order (the prompt names them; replies
+    # are compared case-insensitively); empty: DEFAULT_APPROVE_WORDS / DEFAULT_REJECT_WORDS
+    approve_words: tuple[str, ...] = ()
+    reject_words: tuple[str, ...] = ()
 
 
 class TapNode(Node):

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 VisibilityMode = Literal["annotated", "filtered"]
+DEFAULT_APP_NAME = "adk_fluent_app"
 
 
 @dataclass(frozen=True)
@@ -42,15 +43,18 @@ class CompactionConfig:
 class ExecutionConfig:
     """App-level settings: name, plugins, resumability, compaction, run metadata, limits."""
 
-    app_name: str = "adk_fluent_app"
+    # None: named after the agent folder when `to_app()` is called from one (`<folder>/agent.py`
+    # or `<folder>/__init__.py`, as `adk web` / `adk api_server` load it, and as they look its
+    # sessions up), else DEFAULT_APP_NAME. adk-fluent's own run()/stream() use DEFAULT_APP_NAME.
+    app_name: str | None = None
     max_llm_calls: int | None = None  # None: ADK's default (500; ADK 2.x reads ADK_MAX_LLM_CALLS)
     streaming_mode: Literal["none", "sse"] = "none"
     resumable: bool = False
     compaction: CompactionConfig | None = None
     custom_metadata: dict[str, Any] | None = None
     plugins: tuple[Any, ...] = field(default_factory=tuple)
-    # "annotated" (default): every event reaches the client with visibility metadata;
-    # "filtered": internal agents' text is kept from the client (see adk/plugins/visibility).
+    # "annotated" (default, spec v5.1 s4.4/4.5): every event reaches the client annotated;
+    # "filtered": internal agents' text is kept from the client (docs/visibility.md).
     # None: use the expression's own `.filtered()` / `.annotated()`.
     visibility: VisibilityMode | None = None
 

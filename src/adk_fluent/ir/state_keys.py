@@ -34,8 +34,16 @@ def is_session_key(key: str) -> bool:
 
 
 def gate_state_key(gate_name: str) -> str:
-    """The session-state key where a gate keeps its status ('pending' / 'rejected')."""
+    """The session-state key where a gate keeps the record of its latest instance
+    (status 'pending' / 'approved' / 'rejected', the loop iterations it belongs to, and the
+    invocations that asked and decided)."""
     return f"adk_fluent_gate__{gate_name}"
+
+
+def gate_resume_key(container_name: str) -> str:
+    """The session-state key where the outermost gate-aware container keeps, while a gate waits,
+    where each container stopped (so the approval turn resumes there, even after a restart)."""
+    return f"adk_fluent_resume__{container_name}"
 
 
 class _Unknown:

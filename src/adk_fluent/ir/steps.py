@@ -9,6 +9,11 @@ Each record carries both halves of what a step is:
 Keeping both on one record is what keeps them in step: a new kind of step is one new class here.
 Keys scoped `app:`, `user:` or `temp:` are never touched by `pick` (it only clears session keys);
 `drop` clears exactly the keys it names.
+
+A step that cannot do its work raises `StepFailed` (a StateStepError with a stable `code`); the
+ADK agent that runs it turns that, and any exception from a user's function, into one error
+event that ends the run (adk/agents/steps.py). Constants are written as fresh copies each run,
+and every value a step writes is checked against `ir/values.py` before anything is written.
 """
 
 from __future__ import annotations
@@ -23,10 +28,26 @@ from adk_fluent.errors import StateStepError, StateWriteError
 from adk_fluent.ir.effects import Read, StepEffects, Write
 from adk_fluent.ir.names import slug
 from adk_fluent.ir.state_keys import is_session_key
+from adk_fluent.ir.values import fresh, frozen
 
 LOGGER_NAME = "adk_fluent.state"
 
 Pairs = tuple[tuple[str, Any], ...]
+
+# The error codes of a failed step (the `error_code` of its error event).
+KEY_MISSING = "STATE_KEY_MISSING"
+GUARD_FAILED = "STATE_GUARD_FAILED"
+STEP_RAISED = "STATE_STEP_RAISED"
+BAD_RESULT = "STATE_STEP_BAD_RESULT"
+NOT_STORABLE = "STATE_VALUE_NOT_STORABLE"
+
+
+class StepFailed(StateStepError):
+    """A step that could not do its work: `code` is its error event's `error_code`."""
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        super().__init__(message)
 
 
 class RunView(Protocol):
@@ -85,7 +106,8 @@ class SetValues(Step):
         return tuple(k for k, _ in self.values)
 
     def apply(self, state: Mapping[str, Any], run: RunView, step: str) -> dict[str, Any]:
-        return dict(self.values)
+        # a fresh copy each run: no two sessions (nor a session and the builder) share a list
+        return {k: fresh(v) for k, v in self.values}
 
     def effects(self) -> StepEffects:
         return StepEffects(
@@ -104,7 +126,7 @@ class SetDefaults(Step):
         return tuple(k for k, _ in self.values)
 
     def apply(self, state: Mapping[str, Any], run: RunView, step: str) -> dict[str, Any]:
-        return {k: v for k, v in self.values if state.get(k) is None}
+        return {k: fresh(v) for k, v in self.values if state.get(k) is None}
 
     def effects(self) -> StepEffects:
         return StepEffects(
@@ -128,8 +150,10 @@ class Merge(Step):
     def apply(self, state: Mapping[str, Any], run: RunView, step: str) -> dict[str, Any]:
         missing = [k for k in self.keys if k not in state]
         if missing:
-            raise StateStepError(
-                f"step '{step}': S.merge needs {', '.join(map(repr, missing))} in state"
+            raise StepFailed(
+                KEY_MISSING,
+                f"step '{step}': S.merge needs {', '.join(map(repr, missing))} in state, and "
+                "state has none. Write it earlier (S.set, S.default or an agent's .outputs()).",
             )
         values = [state[k] for k in self.keys]
         merged = (
@@ -224,8 +248,10 @@ class Transform(Step):
 
     def apply(self, state: Mapping[str, Any], run: RunView, step: str) -> dict[str, Any]:
         if self.key not in state:
-            raise StateStepError(
-                f"step '{step}': S.transform('{self.key}', ...) but state has no '{self.key}'"
+            raise StepFailed(
+                KEY_MISSING,
+                f"step '{step}': S.transform('{self.key}', ...) but state has no "
+                f"'{self.key}'. Write it earlier (S.set, S.default or an agent's .outputs()).",
             )
         return {self.key: self.fn(state[self.key])}
 
@@ -268,7 +294,7 @@ class Guard(Step):
 
     def apply(self, state: Mapping[str, Any], run: RunView, step: str) -> dict[str, Any]:
         if not self.predicate(state):
-            raise StateStepError(f"step '{step}': guard failed: {self.message}")
+            raise StepFailed(GUARD_FAILED, f"step '{step}': guard failed: {self.message}")
         return {}
 
     def effects(self) -> StepEffects:
@@ -357,9 +383,10 @@ class FunctionStep(Step):
         if result is None:
             return {}
         if not isinstance(result, Mapping):
-            raise StateStepError(
+            raise StepFailed(
+                BAD_RESULT,
                 f"step '{step}': a function step must return a dict of state changes (or None), "
-                f"got {type(result).__name__}"
+                f"got {type(result).__name__}",
             )
         return dict(result)
 
@@ -368,14 +395,22 @@ class FunctionStep(Step):
 
 
 class ReadOnlyState(Mapping[str, Any]):
-    """A view of state that refuses writes with a clear error (what taps and steps receive)."""
+    """A view of state that refuses writes with a clear error (what taps, steps and predicates
+    receive). It is deep: a list or dict read from it refuses writes too (`s["cart"].append(1)`
+    raises StateWriteError), so nothing a step does to it can change what later agents see."""
 
-    def __init__(self, data: Mapping[str, Any], step: str) -> None:
+    def __init__(self, data: Mapping[str, Any], step: str, owner: str | None = None) -> None:
         self._data = data  # callers pass a snapshot of state they own
         self._step = step
+        self._owner = owner or f"tap '{step}'"
+        self._views: dict[str, Any] = {}
 
     def __getitem__(self, key: str) -> Any:
-        return self._data[key]
+        try:
+            return self._views[key]
+        except KeyError:
+            view = self._views[key] = frozen(self._data[key], self._owner)
+            return view
 
     def __iter__(self) -> Any:
         return iter(self._data)
@@ -383,9 +418,12 @@ class ReadOnlyState(Mapping[str, Any]):
     def __len__(self) -> int:
         return len(self._data)
 
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
     def _refuse(self, *args: Any, **kwargs: Any) -> Any:
         raise StateWriteError(
-            f"tap '{self._step}' tried to change state; taps are read-only. "
+            f"{self._owner} tried to change state; what it receives is read-only. "
             "Use S.set(...), S.compute(...) or a function step returning a dict to write state."
         )
 

@@ -8,16 +8,25 @@ them so that identity is never reused while their entry lives.
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from contextlib import AsyncExitStack, aclosing
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from adk_fluent.errors import BuildError
+from adk_fluent.errors import BuildError, RunError, did_you_mean
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import BuildOptions, ExecutionConfig, VisibilityMode, visibility_mode
-from adk_fluent.run.events import AgentEvent, final_text
-from adk_fluent.run.stores import session_service_for
+from adk_fluent.run.events import AgentEvent, final_text, first_error
+from adk_fluent.run.stores import (
+    ensure_session,
+    is_session_service,
+    ready,
+    session_service_for,
+    session_turn,
+)
 
 DEFAULT_USER = "user"
 CACHED_APPS = 64  # compiled (App, Runner, session store) entries kept, least recently used out
@@ -156,7 +165,7 @@ class Engine:
             self._bound.popitem(last=False)
         return bound
 
-    async def stream(
+    def stream(
         self,
         ir: Node,
         options: BuildOptions,
@@ -170,56 +179,73 @@ class Engine:
         run_config: Any = None,
         **services: Any,
     ) -> AsyncIterator[AgentEvent]:
-        from google.adk.agents.run_config import RunConfig, StreamingMode
+        """One turn's events as the client sees them. The inputs are checked here, when
+        `stream()` is called, before anything is compiled or stored; the tree is compiled on
+        the first iteration (api/running.py gives deep trees their recursion room there)."""
+        message = _user_message(prompt)
+        _check_ids(user_id, session_id)
+        _check_settings(config, backend, run_config, session_store, services)
+        return self._turn(
+            (ir, options, config, session_store, backend, services),
+            message,
+            user_id,
+            session_id,
+            run_config,
+        )
 
+    async def _turn(
+        self,
+        binding: tuple[Node, BuildOptions, ExecutionConfig | None, Any, Any, dict[str, Any]],
+        message: Any,
+        user_id: str,
+        session_id: str | None,
+        run_config: Any,
+    ) -> AsyncGenerator[AgentEvent, None]:
         from adk_fluent.adk.event_visibility import for_client
 
-        bound = self._bind(ir, options, config, session_store, backend, services)
+        bound = self._bind(*binding)
         service = bound.session_service
-        if session_id is None:  # a fresh id cannot exist yet: create without looking first
-            session_id = _new_session_id()
-            await service.create_session(
-                app_name=bound.app.name, user_id=user_id, session_id=session_id
+        app_name = bound.app.name
+        await ready(service)
+        async with AsyncExitStack() as held:
+            if session_id is None:  # a fresh id cannot exist yet: create without looking first
+                session_id = _new_session_id()
+                await ensure_session(service, app_name, user_id, session_id, fresh=True)
+            else:  # one turn per session at a time (stores.session_turn says why)
+                await held.enter_async_context(session_turn(service, app_name, user_id, session_id))
+                await ensure_session(service, app_name, user_id, session_id)
+            events = _in_own_task(
+                partial(
+                    bound.runner.run_async,
+                    user_id=user_id,
+                    session_id=session_id,
+                    new_message=message,
+                    run_config=_run_config(bound.config) if run_config is None else run_config,
+                )
             )
-        elif (
-            await service.get_session(
-                app_name=bound.app.name, user_id=user_id, session_id=session_id
-            )
-            is None
-        ):
-            await service.create_session(
-                app_name=bound.app.name, user_id=user_id, session_id=session_id
-            )
-        if run_config is None:
-            settings: dict[str, Any] = {
-                "streaming_mode": StreamingMode.SSE
-                if bound.config.streaming_mode == "sse"
-                else StreamingMode.NONE
-            }
-            if bound.config.max_llm_calls is not None:
-                settings["max_llm_calls"] = bound.config.max_llm_calls
-            run_config = RunConfig(**settings)
-        async for event in bound.runner.run_async(
-            user_id=user_id,
-            session_id=session_id,
-            new_message=_user_message(prompt),
-            run_config=run_config,
-        ):
-            shown = for_client(event, bound.mode)
-            if shown is not None:
-                yield AgentEvent.from_adk(shown)
+            async with aclosing(events):
+                async for event in events:
+                    shown = for_client(event, bound.mode)
+                    if shown is not None:
+                        yield AgentEvent.from_adk(shown)
 
     async def run(
         self, ir: Node, options: BuildOptions, prompt: Any, **settings: Any
     ) -> list[AgentEvent]:
+        """One turn's events; an error event of a failed step is among them (docs/errors.md)."""
         return [event async for event in self.stream(ir, options, prompt, **settings)]
 
     async def ask(self, ir: Node, options: BuildOptions, prompt: Any, **settings: Any) -> str:
-        return final_text(await self.run(ir, options, prompt, **settings))
+        """The turn's final text; RunError when the turn produced an error event."""
+        events = await self.run(ir, options, prompt, **settings)
+        error = first_error(events)
+        if error is not None:
+            raise RunError(
+                error.error_code or "ERROR", error.error_message or "(no message)", error.author
+            )
+        return final_text(events)
 
     def ask_sync(self, ir: Node, options: BuildOptions, prompt: Any, **settings: Any) -> str:
-        import asyncio
-
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -227,6 +253,7 @@ class Engine:
         raise BuildError(
             "ask_sync() was called inside a running event loop",
             agent=ir.name,
+            field="ask_sync",
             hint="use `await pipeline.ask(...)` there instead.",
         )
 
@@ -242,7 +269,10 @@ class Engine:
         backend: Any = None,
         **services: Any,
     ) -> Any:
+        _check_ids(user_id, session_id, session_required=True)
+        _check_settings(config, backend, None, session_store, services)
         bound = self._bind(ir, options, config, session_store, backend, services)
+        await ready(bound.session_service)
         return await bound.session_service.get_session(
             app_name=bound.app.name, user_id=user_id, session_id=session_id
         )
@@ -260,10 +290,17 @@ class Engine:
         backend: Any = None,
         **services: Any,
     ) -> None:
+        _check_ids(user_id, session_id, session_required=True)
+        _check_settings(config, backend, None, session_store, services)
         bound = self._bind(ir, options, config, session_store, backend, services)
-        await bound.runner.rewind_async(
-            user_id=user_id, session_id=session_id, rewind_before_invocation_id=before_invocation_id
-        )
+        service = bound.session_service
+        await ready(service)
+        async with session_turn(service, bound.app.name, user_id, session_id):
+            await bound.runner.rewind_async(
+                user_id=user_id,
+                session_id=session_id,
+                rewind_before_invocation_id=before_invocation_id,
+            )
 
 
 def _user_message(prompt: Any) -> Any:
@@ -271,17 +308,229 @@ def _user_message(prompt: Any) -> Any:
     from google.genai import types
 
     if isinstance(prompt, str):
+        if not prompt.strip():
+            raise BuildError(
+                "the prompt is empty",
+                field="prompt",
+                hint="send the user's words, e.g. pipeline.run('Paris please'); a model "
+                "cannot answer an empty message.",
+            )
         return types.Content(role="user", parts=[types.Part(text=prompt)])
     if isinstance(prompt, types.Content):
+        if not prompt.parts:
+            raise BuildError(
+                "the prompt Content has no parts",
+                field="prompt",
+                hint="give it at least one part, e.g. types.Part(text='hello').",
+            )
         return prompt
     if isinstance(prompt, list | tuple):
-        parts = [types.Part(text=p) if isinstance(p, str) else p for p in prompt]
+        if not prompt:
+            raise BuildError(
+                "the prompt is an empty list",
+                field="prompt",
+                hint="give at least one part: text or a google.genai Part.",
+            )
+        parts = []
+        for index, part in enumerate(prompt):
+            if isinstance(part, str):
+                parts.append(types.Part(text=part))
+            elif isinstance(part, types.Part):
+                parts.append(part)
+            else:
+                raise BuildError(
+                    f"prompt[{index}] is a {type(part).__name__}; a prompt list holds text and "
+                    "google.genai Parts only",
+                    field="prompt",
+                    hint=f"convert it first, e.g. str(value), or "
+                    f"types.Part.from_bytes(data=..., mime_type=...) for a file "
+                    f"(prompt[{index}]).",
+                )
         return types.Content(role="user", parts=parts)
     raise BuildError(
-        f"a prompt must be text, a google.genai Content or a list of parts, not {type(prompt).__name__}",
+        f"a prompt must be text, a google.genai Content or a list of parts, "
+        f"not {type(prompt).__name__}",
         field="prompt",
         hint="e.g. pipeline.run('Paris please') or a list of google.genai Parts.",
     )
+
+
+MAX_ID_LENGTH = 128  # characters ADK's database schema holds in an id column
+
+
+def _check_ids(user_id: Any, session_id: Any, *, session_required: bool = False) -> None:
+    for field, value, example in (
+        ("user_id", user_id, "user_id='alice' (the default is 'user')"),
+        ("session_id", session_id, "session_id='chat-42', or leave it out for a new session"),
+    ):
+        if value is None and field == "session_id" and not session_required:
+            continue
+        if not isinstance(value, str):
+            raise BuildError(
+                f"{field} must be text, not {type(value).__name__}",
+                field=field,
+                hint=f"pass a non-empty string, e.g. {example}.",
+            )
+        if not value.strip():
+            raise BuildError(
+                f"{field} is empty",
+                field=field,
+                hint=f"pass a non-empty string, e.g. {example}.",
+            )
+        if len(value) > MAX_ID_LENGTH:
+            raise BuildError(
+                f"{field} is {len(value)} characters long; session stores hold up to "
+                f"{MAX_ID_LENGTH}",
+                field=field,
+                hint="use a shorter id, e.g. a uuid4 hex or a hash of the long one.",
+            )
+
+
+_SERVICES = ("session_service", "artifact_service", "memory_service", "credential_service")
+_RUN_OPTIONS = ("user_id", "session_id", "config", "session_store", "backend", "run_config")
+
+
+def _check_settings(
+    config: Any, backend: Any, run_config: Any, session_store: Any, services: dict[str, Any]
+) -> None:
+    """Every run option has the type it needs; unknown names get a did-you-mean."""
+    _check_services(services)
+    if config is not None and not isinstance(config, ExecutionConfig):
+        raise BuildError(
+            f"config must be an ExecutionConfig, not {type(config).__name__}",
+            field="config",
+            hint="e.g. config=ExecutionConfig(app_name='support', max_llm_calls=20).",
+        )
+    if backend is not None and not callable(getattr(backend, "model_for", None)):
+        raise BuildError(
+            f"backend must be a test backend such as mock_backend(...), not "
+            f"{type(backend).__name__}",
+            field="backend",
+            hint="from adk_fluent.testing import mock_backend; "
+            "backend=mock_backend({'agent': 'reply'}).",
+        )
+    if run_config is not None:
+        from google.adk.agents.run_config import RunConfig
+
+        if not isinstance(run_config, RunConfig):
+            raise BuildError(
+                f"run_config must be ADK's RunConfig, not {type(run_config).__name__}",
+                field="run_config",
+                hint="from google.adk.agents.run_config import RunConfig; or set "
+                "streaming and max_llm_calls on ExecutionConfig instead.",
+            )
+    if session_store is not None and services.get("session_service") is not None:
+        raise BuildError(
+            "both session_store and session_service were given",
+            field="session_store",
+            hint="give one: session_store='sqlite:///s.db' opens a store, "
+            "session_service=... uses one you built.",
+        )
+
+
+def _check_services(services: dict[str, Any]) -> None:
+    from google.adk.artifacts import BaseArtifactService
+    from google.adk.auth.credential_service.base_credential_service import (
+        BaseCredentialService,
+    )
+    from google.adk.memory import BaseMemoryService
+
+    kinds = {
+        "artifact_service": BaseArtifactService,
+        "memory_service": BaseMemoryService,
+        "credential_service": BaseCredentialService,
+    }
+    for name, value in services.items():
+        if name not in _SERVICES:
+            known = _RUN_OPTIONS + _SERVICES
+            raise BuildError(
+                f"unknown run option {name!r}",
+                field=name,
+                hint=did_you_mean(name, known) or f"the options are: {', '.join(known)}.",
+            )
+        if value is None:
+            continue
+        if name == "session_service":
+            if not is_session_service(value):
+                raise BuildError(
+                    f"session_service must be an ADK session service, not {type(value).__name__}",
+                    field=name,
+                    hint="e.g. InMemorySessionService(), or session_store='sqlite:///s.db'.",
+                )
+        elif not isinstance(value, kinds[name]):
+            raise BuildError(
+                f"{name} must be an ADK {kinds[name].__name__}, not {type(value).__name__}",
+                field=name,
+                hint=f"pass an instance of a {kinds[name].__name__} subclass, or leave it out.",
+            )
+
+
+def _run_config(config: ExecutionConfig) -> Any:
+    from google.adk.agents.run_config import RunConfig, StreamingMode
+
+    settings: dict[str, Any] = {
+        "streaming_mode": StreamingMode.SSE
+        if config.streaming_mode == "sse"
+        else StreamingMode.NONE
+    }
+    if config.max_llm_calls is not None:
+        settings["max_llm_calls"] = config.max_llm_calls
+    return RunConfig(**settings)
+
+
+_END = object()
+
+
+async def _in_own_task(
+    open_events: Callable[[], AsyncGenerator[Any, None]],
+) -> AsyncGenerator[Any, None]:
+    """ADK's event stream, run in a task of its own and handed over one event at a time.
+
+    Why: ADK opens tracing spans (OpenTelemetry context tokens) inside its generator. A caller
+    that breaks out of `stream()` leaves the generator to be closed later by the garbage
+    collector's hook, in another context, where detaching those tokens fails ("created in a
+    different Context"). In its own task the generator is opened and closed in one context;
+    and since the task waits until the consumer asks for the next event, nothing runs ahead
+    of what the consumer took. Closing this stream cancels the task and waits for it.
+    """
+    handoff: asyncio.Queue[Any] = asyncio.Queue(maxsize=1)
+
+    async def produce() -> None:
+        outcome: Any = _END
+        try:
+            async with aclosing(open_events()) as events:
+                async for event in events:
+                    await handoff.put(event)
+                    await handoff.join()  # until the consumer asks for the next one
+        except asyncio.CancelledError:
+            raise  # the consumer has gone: nobody waits for an outcome
+        except BaseException as error:  # handed to the consumer, raised there
+            outcome = _Raised(error)
+        handoff.put_nowait(outcome)
+
+    task = asyncio.get_running_loop().create_task(produce())
+    try:
+        while True:
+            item = await handoff.get()
+            if item is _END:
+                return
+            if isinstance(item, _Raised):
+                raise item.error
+            yield item  # closed here (GeneratorExit): the producer is cancelled, not resumed
+            handoff.task_done()
+    finally:
+        if not task.done():
+            task.cancel()
+        await asyncio.wait([task])  # ADK's generator is closed in its own task, and done
+        if not task.cancelled():
+            task.exception()  # retrieved: an error after cancellation is not logged twice
+
+
+class _Raised:
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
 
 
 def _new_session_id() -> str:

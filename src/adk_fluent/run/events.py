@@ -61,6 +61,7 @@ class AgentEvent:
 
     @property
     def is_error(self) -> bool:
+        """True for an error event: a failed step (docs/errors.md) or an error ADK reported."""
         return self.error_code is not None or self.error_message is not None
 
     @classmethod
@@ -122,3 +123,9 @@ def final_text(events: list[AgentEvent]) -> str:
         if event.is_final and event.content:
             return event.content
     return ""
+
+
+def first_error(events: list[AgentEvent]) -> AgentEvent | None:
+    """The first error event of a turn (a failed step ends the turn, so it is also the last
+    of adk-fluent's own), or None."""
+    return next((event for event in events if event.is_error), None)

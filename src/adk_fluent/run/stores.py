@@ -1,11 +1,30 @@
 """Session stores: in memory by default, any SQLAlchemy URL through ADK's DatabaseSessionService,
-or a session service the caller built. Stores opened from URLs are adk-fluent's to close."""
+or a session service the caller built. Stores opened from URLs are adk-fluent's to close.
+
+Concurrency, which ADK leaves to the caller:
+
+* tables: ADK creates them lazily on first use, and on some releases (1.25) concurrent first
+  users of a new database skip the creation and fail with "no such table". `ready()` prepares
+  each database store once, before its first use, while concurrent first callers wait.
+* SQLite: a store opened from a URL gets a busy timeout (writers wait instead of failing with
+  "database is locked") and the WAL journal (readers never block the writer).
+* one session, two turns at once: `session_turn()` runs them one after the other in this
+  process (on ADK 2.x a database store refuses a writer whose copy of the session is stale),
+  and `ensure_session()` creates a session once, whoever asks first.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import re
+import weakref
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from adk_fluent.errors import BuildError
+
+SQLITE_BUSY_TIMEOUT = 30.0  # seconds a SQLite writer waits for the lock before failing
 
 _opened_stores: list[Any] = []  # database session services created from a URL by adk-fluent
 
@@ -26,24 +45,182 @@ def session_service_for(store: Any) -> Any:
 
         return InMemorySessionService()
     if isinstance(store, str):
-        url = store
-        if url.startswith("sqlite:///"):
-            url = "sqlite+aiosqlite:///" + url[len("sqlite:///") :]
-        try:
-            from google.adk.sessions.database_session_service import DatabaseSessionService
-        except ImportError as error:
-            raise BuildError(
-                f"session_store={store!r} needs ADK's DatabaseSessionService, which failed to import ({error})",
-                field="session_store",
-                hint="install the database extra: pip install 'adk-fluent[db]'.",
-            ) from None
-        service = DatabaseSessionService(db_url=url)
-        _opened_stores.append(service)
-        return service
-    if hasattr(store, "append_event") and hasattr(store, "get_session"):
+        return _database_store(store)
+    if is_session_service(store):
         return store
     raise BuildError(
-        f"unsupported session_store {store!r}",
+        f"session_store must be 'memory', a database URL or an ADK session service, "
+        f"not a {type(store).__name__}",
         field="session_store",
-        hint="use 'memory', 'sqlite:///path.db', a database URL, or an ADK session service.",
+        hint="use 'memory', 'sqlite:///path.db', 'postgresql+asyncpg://...', or an ADK "
+        "BaseSessionService instance.",
     )
+
+
+def is_session_service(value: Any) -> bool:
+    return all(hasattr(value, name) for name in ("get_session", "create_session", "append_event"))
+
+
+def _database_store(store: str) -> Any:
+    url = store.strip()
+    if url.startswith("sqlite:///"):
+        url = "sqlite+aiosqlite:///" + url[len("sqlite:///") :]
+    if "://" not in url:
+        raise BuildError(
+            f"session_store={_short(_redacted(store))} is neither 'memory' nor a database URL",
+            field="session_store",
+            hint="a file needs a URL, e.g. session_store='sqlite:///sessions.db'.",
+        )
+    try:
+        from google.adk.sessions.database_session_service import DatabaseSessionService
+    except ImportError as error:
+        raise BuildError(
+            f"session_store={_short(_redacted(store))} needs ADK's DatabaseSessionService, "
+            f"which failed to import ({error})",
+            field="session_store",
+            hint="install the database extra: pip install 'adk-fluent[db]'.",
+        ) from None
+    kwargs: dict[str, Any] = {}
+    if _is_sqlite_file(url):
+        # sqlite3's `timeout` is SQLite's busy timeout (ADK passes engine kwargs through).
+        kwargs["connect_args"] = {"timeout": SQLITE_BUSY_TIMEOUT}
+    try:
+        service = DatabaseSessionService(db_url=url, **kwargs)
+    except Exception as error:  # ADK wraps a missing driver or a bad URL in a ValueError
+        cause = error.__cause__ or error  # ADK's own text repeats the URL, password and all
+        raise BuildError(
+            f"session_store={_short(_redacted(store))} cannot be opened: "
+            f"{type(cause).__name__}: {_redacted(str(cause))[:200]}",
+            field="session_store",
+            hint="install the database's async driver (SQLite: aiosqlite, PostgreSQL: asyncpg, "
+            "MySQL: aiomysql) and name it in the URL, e.g. 'postgresql+asyncpg://user@host/db'.",
+        ) from None
+    _opened_stores.append(service)
+    if _is_sqlite_file(url):
+        _sqlite_files.add(service)
+    return service
+
+
+def _is_sqlite_file(url: str) -> bool:
+    if not url.startswith("sqlite"):
+        return False
+    database = url.split(":///", 1)[1] if ":///" in url else ""
+    return database not in ("", ":memory:") and not database.startswith(":memory:")
+
+
+def _redacted(text: str) -> str:
+    """A URL's password replaced by ***, wherever it appears in the text."""
+    return re.sub(r"(://[^:/@\s]+:)[^@\s]+@", r"\1***@", text)
+
+
+def _short(value: str) -> str:
+    return repr(value if len(value) <= 80 else value[:77] + "...")
+
+
+# Stores this module opened on a SQLite file (they get the WAL journal in `ready`).
+_sqlite_files: weakref.WeakSet[Any] = weakref.WeakSet()
+# Database stores whose tables exist; what `ready` is doing per loop while it prepares one.
+_ready: weakref.WeakSet[Any] = weakref.WeakSet()
+_preparing: weakref.WeakKeyDictionary[Any, dict[int, asyncio.Future[None]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def ready(service: Any) -> None:
+    """Prepare a database store once, before its first use: journal mode, then tables.
+
+    Concurrent first callers wait for the one preparation instead of racing ADK's lazy one.
+    Services that are not database stores need nothing.
+    """
+    if not hasattr(service, "db_engine") or service in _ready:
+        return
+    loop = asyncio.get_running_loop()
+    pending = _preparing.setdefault(loop, {})
+    future = pending.get(id(service))
+    if future is None:
+        future = asyncio.ensure_future(_prepare(service))
+        pending[id(service)] = future
+        future.add_done_callback(lambda _: pending.pop(id(service), None))
+    await asyncio.shield(future)
+
+
+async def _prepare(service: Any) -> None:
+    if service in _sqlite_files:
+        # WAL is a property of the file: set once, readers then never block the writer.
+        async with service.db_engine.connect() as connection:
+            await connection.exec_driver_sql("PRAGMA journal_mode=WAL")
+    prepare = getattr(service, "prepare_tables", None)
+    if prepare is not None:  # public on newer ADK releases
+        await prepare()
+    else:  # older releases prepare on first use; alone, that first use is safe
+        await service.list_sessions(app_name="adk_fluent_prepare", user_id="adk_fluent_prepare")
+    _ready.add(service)
+
+
+async def ensure_session(
+    service: Any, app_name: str, user_id: str, session_id: str, *, fresh: bool = False
+) -> None:
+    """Create the session unless it exists (`fresh`: the id is new, so do not look first).
+
+    Within this process callers hold `session_turn`. Another process creating the same session
+    at the same moment makes create fail: then it exists. Creating two sessions at once can also
+    race on the app's or the user's state row (ADK 1.x inserts it on a session's first create
+    and the second insert fails): the row exists then, and creating again succeeds.
+    """
+    ids = {"app_name": app_name, "user_id": user_id, "session_id": session_id}
+    if not fresh and await service.get_session(**ids) is not None:
+        return
+    for attempt in range(_CREATE_ATTEMPTS):
+        try:
+            await service.create_session(**ids)
+            return
+        except Exception as error:
+            if not _already_exists(error):
+                raise
+            if await service.get_session(**ids) is not None:
+                return
+            if attempt == _CREATE_ATTEMPTS - 1:
+                raise
+
+
+_CREATE_ATTEMPTS = 3  # the app's state row, the user's state row, then the session itself
+
+
+def _already_exists(error: BaseException) -> bool:
+    from google.adk.errors.already_exists_error import AlreadyExistsError
+
+    # A racing insert on releases without the AlreadyExistsError wrapper: SQLAlchemy's own.
+    return isinstance(error, AlreadyExistsError) or type(error).__name__ == "IntegrityError"
+
+
+class _KeyedLocks:
+    """One asyncio.Lock per key and event loop, dropped when nobody holds or awaits it."""
+
+    def __init__(self) -> None:
+        self._by_loop: weakref.WeakKeyDictionary[Any, dict[Any, list[Any]]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    @asynccontextmanager
+    async def hold(self, key: Any) -> AsyncIterator[None]:
+        locks = self._by_loop.setdefault(asyncio.get_running_loop(), {})
+        entry = locks.get(key)
+        if entry is None:
+            entry = locks[key] = [asyncio.Lock(), 0]
+        entry[1] += 1
+        try:
+            async with entry[0]:
+                yield
+        finally:
+            entry[1] -= 1
+            if entry[1] == 0:
+                locks.pop(key, None)
+
+
+_turns = _KeyedLocks()
+
+
+def session_turn(service: Any, app_name: str, user_id: str, session_id: str) -> Any:
+    """Hold one session for one turn: turns of one session in this process run one at a time,
+    in the order they asked (the service is held alive by the caller while the key exists)."""
+    return _turns.hold((id(service), app_name, user_id, session_id))

@@ -512,3 +512,22 @@ def deep_nesting_misspelt_key():
         >> (Agent("observer").outputs("note") | inner) * 2
         >> Agent("closer").instruct("{note}")
     )
+
+
+@broken("user-text-in-instruction", where="S.capture into an instruction template")
+def captured_user_text_in_instruction():
+    return S.capture("q") >> Agent("researcher").instruct("Research: {q}")
+
+
+@broken("user-text-in-instruction", where="C.capture_turns into a delegate's instruction")
+def captured_turns_in_delegate_instruction():
+    return C.capture_turns("recent", 3) >> Agent("coordinator").instruct("Route.").delegate(
+        Agent("helper").instruct("Recent turns: {recent}").context(C.user_only())
+    )
+
+
+@broken("agent-text-in-instruction", where="a tool-using agent's reply into an instruction")
+def tool_agent_reply_in_instruction():
+    return Agent("researcher").instruct("Research.").tool(lookup).outputs("notes") >> Agent(
+        "writer"
+    ).instruct("Write from: {notes}").context(C.user_only())

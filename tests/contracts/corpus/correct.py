@@ -65,7 +65,10 @@ def classify_and_route():
 def capture_then_read():
     return (
         S.capture("question")
-        >> Agent("classifier").instruct("Classify: {question}").outputs("intent")
+        >> Agent("classifier")
+        .instruct("Classify the question.")
+        .context(C.from_state("question"))
+        .outputs("intent")
         >> Agent("answerer")
         .instruct("Answer the {intent} question.")
         .context(C.user_only() + C.from_state("question"))
@@ -137,8 +140,14 @@ def fanout_reads_shared_input():
     return (
         S.capture("topic")
         >> (
-            Agent("poet").instruct("A poem on {topic}.").outputs("poem")
-            | Agent("essayist").instruct("An essay on {topic}.").outputs("essay")
+            Agent("poet")
+            .instruct("A poem on the topic.")
+            .context(C.from_state("topic"))
+            .outputs("poem")
+            | Agent("essayist")
+            .instruct("An essay on the topic.")
+            .context(C.from_state("topic"))
+            .outputs("essay")
         )
         >> Agent("editor").instruct("Pick: {poem} / {essay}").context(C.user_only())
     )
@@ -205,10 +214,10 @@ def schema_typed_pipeline():
     return (
         S.capture("question")
         >> Agent("classifier")
-        .instruct("Classify {question}.")
+        .instruct("Classify the question.")
         .writes(Support.intent, Support.confidence)
         .tool(lookup)
-        .context(C.user_only())
+        .context(C.user_only() + C.from_state("question"))
         >> Agent("answerer")
         .reads(Support.intent, Support.confidence)
         .instruct("Answer for a {user:tier?} customer.")
@@ -244,9 +253,12 @@ def function_step_writes():
 
 @correct(where="delegates")
 def coordinator_with_delegates():
-    return S.capture("question") >> Agent("coordinator").instruct("Route {question}.").delegate(
-        Agent("booker").instruct("Book for {question}."),
-        Agent("helper").instruct("Help with {question}."),
+    ask = C.user_only() + C.from_state("question")
+    return S.capture("question") >> Agent("coordinator").instruct("Route it.").context(
+        ask
+    ).delegate(
+        Agent("booker").instruct("Book it.").context(ask),
+        Agent("helper").instruct("Help with it.").context(ask),
     )
 
 
@@ -313,7 +325,7 @@ def taps_and_guards():
 def drop_after_use():
     return (
         S.capture("question")
-        >> Agent("answerer").instruct("Answer {question}.").outputs("answer")
+        >> Agent("answerer").instruct("Answer.").context(C.from_state("question")).outputs("answer")
         >> S.drop("question")
         >> Agent("presenter").instruct("{answer}").context(C.user_only())
     )

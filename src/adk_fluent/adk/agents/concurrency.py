@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator
+import time
+from collections.abc import AsyncGenerator, Iterator
 from typing import Any
 
 from google.adk.agents.base_agent import BaseAgent
 from google.adk.events.event import Event
 
-from adk_fluent.adk.agents.steps import make_event
+from adk_fluent.adk.agents.halt import halted
+from adk_fluent.adk.agents.steps import failure
+from adk_fluent.ir.values import fresh
 
 _DONE = object()
 
@@ -53,13 +56,12 @@ class TimeoutAgent(BaseAgent):
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
                         await task
-                    yield make_event(
+                    yield failure(
                         ctx,
                         self.name,
-                        error=(
-                            "TIMEOUT",
-                            f"step '{self.sub_agents[0].name}' timed out after {self.seconds:g}s and was cancelled",
-                        ),
+                        "TIMEOUT",
+                        f"step '{self.sub_agents[0].name}' timed out after {self.seconds:g}s "
+                        "and was cancelled",
                     )
                     return
                 if item is _DONE:
@@ -85,7 +87,7 @@ async def run_on_private_copy(
     the caller yields the returned events.
     """
     private = ctx.session.model_copy(deep=True)
-    private.state.update(seed or {})
+    private.state.update(fresh(seed or {}))  # the copy never shares a value with the caller
     child_ctx = ctx.model_copy(update={"session": private})
     events: list[Event] = []
     async for event in child.run_async(child_ctx):
@@ -95,6 +97,18 @@ async def run_on_private_copy(
                 private.state[key] = value
         events.append(event)
     return events
+
+
+def commit_in_order(ctx: Any, events: list[Event]) -> Iterator[Event]:
+    """Events made on a private copy, stamped in the order they are committed: stores that
+    reload by timestamp (DatabaseSessionService) then give back the order the client saw, even
+    though the copies ran at once."""
+    history = ctx.session.events
+    last = history[-1].timestamp if history else 0.0
+    for event in events:
+        last = max(time.time(), last + 1e-5)
+        event.timestamp = last
+        yield event
 
 
 class RaceAgent(BaseAgent):
@@ -112,18 +126,23 @@ class RaceAgent(BaseAgent):
             while pending and winner is None:
                 done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 for task in done:
-                    if task.exception() is None:
-                        winner = task.result()
+                    error = task.exception()
+                    if error is not None:
+                        last_error = error
+                        continue
+                    events = task.result()
+                    if any(e.error_code for e in events):  # a step in it failed: the run ends
+                        winner = events
                         break
-                    last_error = task.exception()
+                    if halted(ctx) != "failed":  # not cut short by another's failure
+                        winner = winner or events
         finally:
             for task in pending:
                 task.cancel()
-            for task in pending:
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+            await asyncio.gather(*pending, return_exceptions=True)
         if winner is None:
-            assert last_error is not None
+            if last_error is None:  # every alternative was cut short by a failure elsewhere
+                return
             raise last_error
-        for event in winner:
+        for event in commit_in_order(ctx, winner):
             yield event

@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncGenerator
 from typing import Any
 
 from google.adk.agents.base_agent import BaseAgent
 from google.adk.events.event import Event
 
-from adk_fluent.adk.agents.steps import make_event, state_of
+from adk_fluent.adk.agents.concurrency import commit_in_order, run_on_private_copy
+from adk_fluent.adk.agents.halt import halted
+from adk_fluent.adk.agents.steps import (
+    failure,
+    make_event,
+    raised,
+    read_view,
+    state_of,
+    storable_delta,
+)
 from adk_fluent.ir.route_rules import matches, normalise_label
+from adk_fluent.ir.steps import STEP_RAISED, StepFailed
 
 
 class RouteAgent(BaseAgent):
@@ -21,30 +33,33 @@ class RouteAgent(BaseAgent):
     normalize: Any = True
 
     async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
-        state = state_of(ctx)
+        state = read_view(ctx, f"Route '{self.name}'", self.name)
         value = state.get(self.key)
         chosen = None
         if value is not None:
-            label = normalise_label(value, self.normalize)
-            for index, rule in enumerate(self.rules):
-                if matches(rule, label, value, self.normalize, state):
-                    chosen = self.sub_agents[index]
-                    break
+            try:
+                label = normalise_label(value, self.normalize)
+                for index, rule in enumerate(self.rules):
+                    if matches(rule, label, value, self.normalize, state):
+                        chosen = self.sub_agents[index]
+                        break
+            except Exception as error:  # a .when() predicate or a normalize function
+                yield failure(ctx, self.name, STEP_RAISED, raised(self.name, "a rule", error))
+                return
         if chosen is None and self.has_otherwise:
             chosen = self.sub_agents[-1]
         if chosen is None:
             reason = (
                 f"state has no '{self.key}'"
                 if value is None
-                else f"no rule matched {self.key}={value!r}"
+                else f"no rule matched {self.key}={value!r:.100}"
             )
-            yield make_event(
+            yield failure(
                 ctx,
                 self.name,
-                error=(
-                    "ROUTE_NO_MATCH" if value is not None else "ROUTE_KEY_MISSING",
-                    f"Route '{self.name}': {reason}, and the route has no .otherwise(...) branch.",
-                ),
+                "ROUTE_NO_MATCH" if value is not None else "ROUTE_KEY_MISSING",
+                f"Route '{self.name}': {reason}, and the route has no .otherwise(...) branch. "
+                "Add .otherwise(agent) or make sure an earlier step writes a matching value.",
             )
             return
         async for event in chosen.run_async(ctx):
@@ -52,7 +67,12 @@ class RouteAgent(BaseAgent):
 
 
 class MapOverAgent(BaseAgent):
-    """Runs the body once per item of state[list_key] and stores the body's outputs, in order."""
+    """Runs the body once per item of state[list_key] and stores the body's outputs, in order.
+
+    If an item fails (its body raises or a step in it fails), the item key is cleared before
+    the run ends, so no stale item is left in the store; with `concurrency > 1` every task is
+    cancelled and awaited before this agent returns, however it ends.
+    """
 
     list_key: str
     item_key: str
@@ -64,30 +84,44 @@ class MapOverAgent(BaseAgent):
         items = state_of(ctx).get(self.list_key)
         if not isinstance(items, list | tuple):
             problem = "is missing" if items is None else f"is a {type(items).__name__}, not a list"
-            yield make_event(
+            yield failure(
                 ctx,
                 self.name,
-                error=(
-                    "MAP_OVER_NOT_A_LIST",
-                    f"map_over '{self.name}': state['{self.list_key}'] {problem}.",
-                ),
+                "MAP_OVER_NOT_A_LIST",
+                f"map_over '{self.name}': state['{self.list_key}'] {problem}. "
+                f"Write a list to '{self.list_key}' before this step.",
             )
             return
+        try:  # each item as the store will hold it, checked before any item runs
+            seeds = [storable_delta({self.item_key: item}, self.name) for item in items]
+        except StepFailed as failed:
+            yield failure(ctx, self.name, failed.code, str(failed))
+            return
         results: list[Any] = []
-        if self.concurrency > 1:
-            async for event in self._concurrent(ctx, list(items), results):
-                yield event
-        else:
-            for item in items:
-                yield make_event(ctx, self.name, state_delta={self.item_key: item})
-                output: Any = None
-                async for event in self.sub_agents[0].run_async(ctx):
-                    output = self._output_of(event, output)
+        started = False  # whether an item was written to state[item_key]
+        try:
+            if self.concurrency > 1:
+                runs = self._concurrent(ctx, seeds, results)
+            else:
+                runs = self._sequential(ctx, seeds, results)
+            async with contextlib.aclosing(runs) as events:
+                async for event in events:
+                    started = True
                     yield event
-                results.append(output)
-        yield make_event(
-            ctx, self.name, state_delta={self.output_key: results, self.item_key: None}
-        )
+            if halted(ctx):  # an item's step failed (or a gate waits): stop, clear the item
+                yield make_event(ctx, self.name, state_delta={self.item_key: None})
+                return
+            try:
+                delta = storable_delta({self.output_key: results, self.item_key: None}, self.name)
+            except StepFailed as failed:
+                yield make_event(ctx, self.name, state_delta={self.item_key: None})
+                yield failure(ctx, self.name, failed.code, str(failed))
+                return
+        except Exception:
+            if started:  # the body raised: leave no stale item behind, then let ADK report it
+                yield make_event(ctx, self.name, state_delta={self.item_key: None})
+            raise
+        yield make_event(ctx, self.name, state_delta=delta)
 
     def _output_of(self, event: Event, current: Any) -> Any:
         delta = event.actions.state_delta if event.actions else None
@@ -99,31 +133,63 @@ class MapOverAgent(BaseAgent):
             return "".join(p.text or "" for p in event.content.parts or [])
         return current
 
-    async def _concurrent(
-        self, ctx: Any, items: list[Any], results: list[Any]
+    async def _sequential(
+        self, ctx: Any, seeds: list[dict[str, Any]], results: list[Any]
     ) -> AsyncGenerator[Event, None]:
-        """Up to `concurrency` items at once, each on a private copy of the session; their events
-        are committed to the real session in item order as soon as every earlier item is done."""
-        import asyncio
-
-        from adk_fluent.adk.agents.concurrency import run_on_private_copy
-
-        limit = asyncio.Semaphore(self.concurrency)
-
-        async def one(item: Any) -> list[Event]:
-            async with limit:
-                return await run_on_private_copy(self.sub_agents[0], ctx, {self.item_key: item})
-
-        tasks = [asyncio.create_task(one(item)) for item in items]
-        try:
-            for item, task in zip(items, tasks, strict=True):
-                events = await task
-                yield make_event(ctx, self.name, state_delta={self.item_key: item})
-                output: Any = None
-                for event in events:
+        for seed in seeds:
+            yield make_event(ctx, self.name, state_delta=seed)
+            output: Any = None
+            async with contextlib.aclosing(self.sub_agents[0].run_async(ctx)) as events:
+                async for event in events:
                     output = self._output_of(event, output)
                     yield event
+            if halted(ctx):
+                return
+            results.append(output)
+
+    async def _concurrent(
+        self, ctx: Any, seeds: list[dict[str, Any]], results: list[Any]
+    ) -> AsyncGenerator[Event, None]:
+        """Up to `concurrency` items at once, each on a private copy of the session; their events
+        are committed to the real session in item order as soon as every earlier item is done.
+        When an item fails, its events (ending with its error event) are committed at once and
+        every other item is dropped: the run ends there."""
+        limit = asyncio.Semaphore(self.concurrency)
+        failed: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        async def one(index: int, seed: dict[str, Any]) -> list[Event]:
+            async with limit:
+                if failed.done():
+                    return []
+                events = await run_on_private_copy(self.sub_agents[0], ctx, seed)
+            if not failed.done() and any(e.error_code for e in events):
+                failed.set_result(index)
+            return events
+
+        tasks = [asyncio.create_task(one(i, seed)) for i, seed in enumerate(seeds)]
+        try:
+            for seed, task in zip(seeds, tasks, strict=True):
+                either: list[asyncio.Future[Any]] = [task, failed]
+                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+                if failed.done():
+                    index = failed.result()
+                    events = await tasks[index]
+                    marker = make_event(ctx, self.name, state_delta=seeds[index])
+                    for event in commit_in_order(ctx, [marker, *events]):
+                        yield event
+                    return
+                events = task.result()
+                marker = make_event(ctx, self.name, state_delta=seed)
+                output: Any = None
+                for event in commit_in_order(ctx, [marker, *events]):
+                    output = self._output_of(event, output)
+                    yield event
+                if halted(ctx):
+                    return
                 results.append(output)
         finally:
+            failed.cancel()
             for task in tasks:
                 task.cancel()
+            # wait until every task has really ended: nothing is left pending after this step
+            await asyncio.gather(*tasks, return_exceptions=True)

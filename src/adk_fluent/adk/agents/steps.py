@@ -6,7 +6,9 @@ they make travels in an event's state_delta, so every session service persists i
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncGenerator, Callable
+from contextlib import aclosing
 from typing import Any
 
 from google.adk.agents.base_agent import BaseAgent
@@ -14,14 +16,54 @@ from google.adk.events.event import Event
 from google.adk.events.event_actions import EventActions
 from google.genai import types
 
-from adk_fluent.adk.agents.halt import halt
-from adk_fluent.ir.steps import ReadOnlyState
+from adk_fluent.adk.agents.halt import halt, halted, release
+from adk_fluent.ir.steps import (
+    LOGGER_NAME,
+    NOT_STORABLE,
+    STEP_RAISED,
+    ReadOnlyState,
+    StepFailed,
+)
+from adk_fluent.ir.values import storable_copy
+
+LOGGER = logging.getLogger(LOGGER_NAME)
 
 
 def state_of(ctx: Any) -> dict[str, Any]:
     """A copy of the session state as this invocation sees it now."""
     state = ctx.session.state
     return dict(state.to_dict() if hasattr(state, "to_dict") else state)
+
+
+def read_view(ctx: Any, owner: str, step: str = "") -> ReadOnlyState:
+    """A deep read-only view of the session state for a user's function (tap, predicate,
+    rule): writes at any depth raise StateWriteError naming `owner`."""
+    return ReadOnlyState(state_of(ctx), step, owner)
+
+
+def storable_delta(delta: dict[str, Any], step: str) -> dict[str, Any]:
+    """Private copies of a delta's values as every store will hold them; a value no store can
+    hold raises StepFailed (nothing of the delta is written then)."""
+    checked: dict[str, Any] = {}
+    for key, value in delta.items():
+        copy, problem = storable_copy(value)
+        if problem is not None:
+            raise StepFailed(
+                NOT_STORABLE,
+                f"step '{step}': {problem.describe(key)}. Nothing of this step was written. "
+                f"Fix: {problem.hint}.",
+            )
+        checked[key] = copy
+    return checked
+
+
+def raised(step: str, what: str, error: BaseException) -> str:
+    """The error message for a user's function that raised inside a step (also logged)."""
+    LOGGER.error("step '%s': %s raised", step, what, exc_info=error)
+    return (
+        f"step '{step}': {what} raised {type(error).__name__}: {str(error)[:300]}. "
+        "Fix the function, or check its input first with S.guard(...)."
+    )
 
 
 def user_text(ctx: Any) -> str | None:
@@ -65,20 +107,39 @@ def failure(ctx: Any, author: str, code: str, message: str) -> Event:
 
 
 class FallbackAgent(BaseAgent):
-    """Runs sub-agents in order until one completes without raising; re-raises the last error."""
+    """Runs sub-agents in order until one completes without failing; if all fail, the last
+    failure stands (its exception is raised, or its error event is the run's last word).
+
+    A child fails when it raises or when a step inside it fails (its error event ended the
+    invocation): that error event is held back (logged), the invocation is resumed, and the
+    next child runs, so `timeout(a, 5) // b` and `S.guard(...) // b` fall back too.
+    """
 
     async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
-        last_error: BaseException | None = None
-        for child in self.sub_agents:
+        last = len(self.sub_agents) - 1
+        for index, child in enumerate(self.sub_agents):
+            failed = False
             try:
-                async for event in child.run_async(ctx):
-                    yield event
-            except Exception as error:  # the next child is the fallback for any failure
-                last_error = error
+                async with aclosing(child.run_async(ctx)) as events:
+                    async for event in events:
+                        if index < last and event.error_code and halted(ctx) == "failed":
+                            LOGGER.warning(
+                                "fallback '%s': '%s' failed (%s: %s); trying the next one",
+                                self.name,
+                                event.author,
+                                event.error_code,
+                                event.error_message,
+                            )
+                            release(ctx.invocation_id)  # the failure is handled here
+                            failed = True
+                            break
+                        yield event
+            except Exception:  # the next child is the fallback for any failure
+                if index == last:
+                    raise
                 continue
-            return
-        assert last_error is not None  # sub_agents is never empty (builders refuse that)
-        raise last_error
+            if not failed:
+                return
 
 
 class UntilCheckAgent(BaseAgent):
@@ -87,7 +148,14 @@ class UntilCheckAgent(BaseAgent):
     predicate: Callable[[Any], bool]
 
     async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
-        if self.predicate(ReadOnlyState(state_of(ctx), self.name)):
+        try:
+            done = self.predicate(read_view(ctx, f"until '{self.name}'", self.name))
+        except Exception as error:
+            yield failure(
+                ctx, self.name, STEP_RAISED, raised(self.name, "the until predicate", error)
+            )
+            return
+        if done:
             yield make_event(ctx, self.name, escalate=True)
 
 
@@ -112,8 +180,21 @@ class StateStepAgent(BaseAgent):
     step: Any  # an ir.steps.Step (typed Any so pydantic leaves the record as it is)
 
     async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
-        state = ReadOnlyState(state_of(ctx), self.name)
-        delta = self.step.apply(state, _Turn(ctx), self.name)
+        state = ReadOnlyState(state_of(ctx), self.name, f"step '{self.name}'")
+        try:
+            delta = storable_delta(self.step.apply(state, _Turn(ctx), self.name), self.name)
+        except StepFailed as failed:
+            LOGGER.warning("%s", failed)
+            yield failure(ctx, self.name, failed.code, str(failed))
+            return
+        except Exception as error:  # a user's function inside the step
+            what = (
+                f"the function of S.{self.step.kind}"
+                if self.step.kind != "function"
+                else ("the function step")
+            )
+            yield failure(ctx, self.name, STEP_RAISED, raised(self.name, what, error))
+            return
         if delta:
             yield make_event(ctx, self.name, state_delta=delta)
 
@@ -124,8 +205,9 @@ class TapAgent(BaseAgent):
     fn: Callable[[Any], Any]
 
     async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
-        result = self.fn(ReadOnlyState(state_of(ctx), self.name))
-        if hasattr(result, "__await__"):
-            await result
-        return
-        yield  # an async generator that yields nothing
+        try:
+            result = self.fn(read_view(ctx, f"tap '{self.name}'", self.name))
+            if hasattr(result, "__await__"):
+                await result
+        except Exception as error:  # a write (StateWriteError) or a failed assertion
+            yield failure(ctx, self.name, "TAP_FAILED", raised(self.name, "the tap", error))
