@@ -33,10 +33,6 @@ def _kw_only(*, state):
     return state
 
 
-# api/control.py's map_over argument errors carry no hint yet (not this area's file); flip to
-# True once they do.
-NO_HINT_YET = False
-
 CASES = [
     # S.set / S.default: constants every store can hold, under usable key names
     case("state-set-empty", lambda: S.set(), "S.set()", "at least one"),
@@ -174,27 +170,23 @@ CASES = [
         lambda: map_over("docs", Agent("b"), concurrency=0),
         "field 'concurrency'",
         "0",
-        needs_hint=NO_HINT_YET,
     ),
     case(
         "state-map-over-concurrency-bool",
         lambda: map_over("docs", Agent("b"), concurrency=True),
         "field 'concurrency'",
         "True",
-        needs_hint=NO_HINT_YET,
     ),
     case(
         "state-map-over-concurrency-float",
         lambda: map_over("docs", Agent("b"), concurrency=1.5),
         "field 'concurrency'",
         "1.5",
-        needs_hint=NO_HINT_YET,
     ),
     case(
         "state-map-over-empty-list-key",
         lambda: map_over("", Agent("b")),
         "list_key",
-        needs_hint=NO_HINT_YET,
     ),
 ]
 

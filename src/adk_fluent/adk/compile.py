@@ -115,15 +115,17 @@ def _param_rank(name: str) -> int:
 
 
 def _adapt_callbacks(kwargs: dict[str, Any]) -> None:
-    if callbacks_bind_positionally():
+    callbacks = [f for f, v in kwargs.items() if f.endswith("_callback") and v is not None]
+    # The probe runs a Runner once per process: only trees with callbacks need its answer.
+    if not callbacks or callbacks_bind_positionally():
         return
-    for field, value in kwargs.items():
-        if field.endswith("_callback") and value is not None:
-            kwargs[field] = (
-                [_bind_like_adk2(f) for f in value]
-                if isinstance(value, list)
-                else _bind_like_adk2(value)
-            )
+    for field in callbacks:
+        value = kwargs[field]
+        kwargs[field] = (
+            [_bind_like_adk2(f) for f in value]
+            if isinstance(value, list)
+            else _bind_like_adk2(value)
+        )
 
 
 def _install_context(node: ir.LlmAgentNode, kwargs: dict[str, Any]) -> None:

@@ -38,7 +38,12 @@ class MapOver(Expression):
             ("output_key", output_key),
         ):
             if not isinstance(key, str) or not key:
-                raise BuildError(f"map_over needs {label} to be a state key name", field=label)
+                raise BuildError(
+                    f"map_over needs {label} to be a state key name, not {key!r}",
+                    agent=name,
+                    field=label,
+                    hint="pass a non-empty string, e.g. map_over('docs', body, item_key='doc').",
+                )
         super().__init__(name or slug("map", list_key))
         _refuse_key_collisions(self._name, list_key, item_key, output_key)
         self._list_key, self._item_key, self._output_key = list_key, item_key, output_key
@@ -48,6 +53,7 @@ class MapOver(Expression):
                 f"map_over concurrency must be a positive int, got {concurrency!r}",
                 agent=self._name,
                 field="concurrency",
+                hint="concurrency=1 runs items one by one; n > 1 runs up to n at once.",
             )
         self._concurrency = concurrency
 

@@ -76,7 +76,7 @@ def _run_of(ctx: Any) -> _Run | None:
 def _stop(ctx: Any, run: _Run | None) -> Stop | None:
     """Whether the child a container just ran ended the turn ('end') or paused it ('pause')."""
     reason = halted(ctx)
-    if reason == "failed" or (run is not None and run.ended):
+    if reason in ("failed", "ended") or (run is not None and run.ended):
         return "end"
     if reason == "paused" or (run is not None and ctx.branch in run.paused_branches):
         return "pause"
@@ -185,7 +185,7 @@ class GateAgent(BaseAgent):
                     **spent,
                 },
             )
-            halt(ctx, "failed")  # a rejection ends the whole invocation, FanOut siblings too
+            halt(ctx, "ended")  # a rejection ends the whole invocation, FanOut siblings too
             return
         if run is not None:
             run.asked = self.name
@@ -247,7 +247,7 @@ class _GateAware(BaseAgent):
         """Write (or clear) the resume record, unless the gate already did."""
         key = gate_resume_key(self.name)
         wanted = None
-        if run.paused and not run.ended and halted(ctx) != "failed":
+        if run.paused and not run.ended and halted(ctx) not in ("failed", "ended"):
             wanted = _resume(run.asked, run.stops, ctx.invocation_id)
         if state_of(ctx).get(key) == wanted:
             return None

@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any, Literal
 
-HaltReason = Literal["failed", "paused"]
+# failed: a step failed (an error event); paused: a gate waits; ended: a person said no.
+HaltReason = Literal["failed", "paused", "ended"]
 
 _MAX_ENTRIES = 10_000  # invocations at once in one process; the oldest is forgotten beyond it
 _HALTED: OrderedDict[str, HaltReason] = OrderedDict()
@@ -35,7 +36,7 @@ def halt(ctx: Any, reason: HaltReason) -> None:
 
 
 def halted(ctx: Any) -> HaltReason | None:
-    """Why the invocation `ctx` belongs to was ended ('failed' / 'paused'), or None."""
+    """Why the invocation `ctx` belongs to was ended (a HaltReason), or None."""
     return _HALTED.get(ctx.invocation_id)
 
 

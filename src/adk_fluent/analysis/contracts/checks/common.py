@@ -63,11 +63,11 @@ def consequence(record: ReadRecord) -> str:
     if channel == "route":
         if record.handles_missing:
             return "every run takes the .otherwise() branch"
-        return "the route emits a ROUTE_KEY_MISSING error event and runs no branch"
+        return "the route emits a ROUTE_KEY_MISSING error event and the run ends there"
     if channel == "map_over":
-        return "map_over emits a MAP_OVER_NOT_A_LIST error event and processes nothing"
+        return "map_over emits a MAP_OVER_NOT_A_LIST error event and the run ends there"
     if channel in ("S.merge", "S.transform"):
-        return "the step stops the run with a StateStepError"
+        return "the step emits a STATE_KEY_MISSING error event and the run ends there"
     if channel == "consumes":
         return "its declared input is missing"
     return "the value it expects is missing"
