@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import AsyncExitStack, aclosing
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from adk_fluent.errors import BuildError, RunError, did_you_mean
@@ -201,6 +200,7 @@ class Engine:
         session_id: str | None,
         run_config: Any,
     ) -> AsyncGenerator[AgentEvent, None]:
+        from adk_fluent.adk.agents.handoff import handed_over
         from adk_fluent.adk.event_visibility import for_client
 
         bound = self._bind(*binding)
@@ -214,15 +214,17 @@ class Engine:
             else:  # one turn per session at a time (stores.session_turn says why)
                 await held.enter_async_context(session_turn(service, app_name, user_id, session_id))
                 await ensure_session(service, app_name, user_id, session_id)
-            events = _in_own_task(
-                partial(
-                    bound.runner.run_async,
-                    user_id=user_id,
-                    session_id=session_id,
-                    new_message=message,
-                    run_config=_run_config(bound.config) if run_config is None else run_config,
-                )
+            # ADK's stream in a task of its own (adk/agents/handoff.py): ADK opens tracing
+            # context tokens inside its generator, and a caller that breaks out of `stream()`
+            # would leave it to be closed later by the garbage collector in another context
+            # ("created in a different Context"); in its own task it opens and closes in one.
+            runner_events = bound.runner.run_async(
+                user_id=user_id,
+                session_id=session_id,
+                new_message=message,
+                run_config=_run_config(bound.config) if run_config is None else run_config,
             )
+            events = handed_over([runner_events])
             async with aclosing(events):
                 async for event in events:
                     shown = for_client(event, bound.mode)
@@ -476,61 +478,6 @@ def _run_config(config: ExecutionConfig) -> Any:
     if config.max_llm_calls is not None:
         settings["max_llm_calls"] = config.max_llm_calls
     return RunConfig(**settings)
-
-
-_END = object()
-
-
-async def _in_own_task(
-    open_events: Callable[[], AsyncGenerator[Any, None]],
-) -> AsyncGenerator[Any, None]:
-    """ADK's event stream, run in a task of its own and handed over one event at a time.
-
-    Why: ADK opens tracing spans (OpenTelemetry context tokens) inside its generator. A caller
-    that breaks out of `stream()` leaves the generator to be closed later by the garbage
-    collector's hook, in another context, where detaching those tokens fails ("created in a
-    different Context"). In its own task the generator is opened and closed in one context;
-    and since the task waits until the consumer asks for the next event, nothing runs ahead
-    of what the consumer took. Closing this stream cancels the task and waits for it.
-    """
-    handoff: asyncio.Queue[Any] = asyncio.Queue(maxsize=1)
-
-    async def produce() -> None:
-        outcome: Any = _END
-        try:
-            async with aclosing(open_events()) as events:
-                async for event in events:
-                    await handoff.put(event)
-                    await handoff.join()  # until the consumer asks for the next one
-        except asyncio.CancelledError:
-            raise  # the consumer has gone: nobody waits for an outcome
-        except BaseException as error:  # handed to the consumer, raised there
-            outcome = _Raised(error)
-        handoff.put_nowait(outcome)
-
-    task = asyncio.get_running_loop().create_task(produce())
-    try:
-        while True:
-            item = await handoff.get()
-            if item is _END:
-                return
-            if isinstance(item, _Raised):
-                raise item.error
-            yield item  # closed here (GeneratorExit): the producer is cancelled, not resumed
-            handoff.task_done()
-    finally:
-        if not task.done():
-            task.cancel()
-        await asyncio.wait([task])  # ADK's generator is closed in its own task, and done
-        if not task.cancelled():
-            task.exception()  # retrieved: an error after cancellation is not logged twice
-
-
-class _Raised:
-    __slots__ = ("error",)
-
-    def __init__(self, error: BaseException) -> None:
-        self.error = error
 
 
 def _new_session_id() -> str:

@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import AsyncGenerator, Iterator
+from contextlib import aclosing
 from typing import Any
 
 from google.adk.agents.base_agent import BaseAgent
 from google.adk.events.event import Event
 
 from adk_fluent.adk.agents.halt import halted
+from adk_fluent.adk.agents.handoff import DeadlinePassed, handed_over
 from adk_fluent.adk.agents.steps import failure
 from adk_fluent.ir.values import fresh
-
-_DONE = object()
 
 
 class TimeoutAgent(BaseAgent):
@@ -28,53 +27,19 @@ class TimeoutAgent(BaseAgent):
     seconds: float
 
     async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.seconds
-        handoff: asyncio.Queue[Any] = asyncio.Queue(maxsize=1)
-        taken = asyncio.Event()
-
-        async def produce() -> None:
-            try:
-                async for event in self.sub_agents[0].run_async(ctx):
-                    taken.clear()
-                    await handoff.put(event)
-                    await taken.wait()
-            except BaseException as error:  # hand errors (not cancellation) to the consumer
-                if isinstance(error, asyncio.CancelledError):
-                    raise
-                await handoff.put(error)
-                return
-            await handoff.put(_DONE)
-
-        task = asyncio.create_task(produce())
+        deadline = asyncio.get_running_loop().time() + self.seconds
+        child = self.sub_agents[0]
         try:
-            while True:
-                remaining = deadline - loop.time()
-                try:
-                    item = await asyncio.wait_for(handoff.get(), timeout=max(remaining, 0))
-                except TimeoutError:
-                    task.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await task
-                    yield failure(
-                        ctx,
-                        self.name,
-                        "TIMEOUT",
-                        f"step '{self.sub_agents[0].name}' timed out after {self.seconds:g}s "
-                        "and was cancelled",
-                    )
-                    return
-                if item is _DONE:
-                    return
-                if isinstance(item, BaseException):
-                    raise item
-                yield item
-                taken.set()
-        finally:
-            if not task.done():
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+            async with aclosing(handed_over([child.run_async(ctx)], deadline=deadline)) as events:
+                async for event in events:
+                    yield event
+        except DeadlinePassed:
+            yield failure(
+                ctx,
+                self.name,
+                "TIMEOUT",
+                f"step '{child.name}' timed out after {self.seconds:g}s and was cancelled",
+            )
 
 
 async def run_on_private_copy(

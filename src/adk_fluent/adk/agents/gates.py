@@ -25,7 +25,6 @@ everything that must outlive the turn travels in an event's state_delta.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncGenerator, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -35,6 +34,7 @@ from google.adk.events.event import Event
 
 from adk_fluent.adk.agents.flow import RouteAgent
 from adk_fluent.adk.agents.halt import halt, halted
+from adk_fluent.adk.agents.handoff import handed_over
 from adk_fluent.adk.agents.steps import make_event, state_of, user_text
 from adk_fluent.ir.nodes import DEFAULT_APPROVE_WORDS, DEFAULT_REJECT_WORDS
 from adk_fluent.ir.state_keys import gate_resume_key
@@ -308,9 +308,6 @@ class GatedLoopAgent(_GateAware):
             run.iterations.pop(self.name, None)
 
 
-_DONE = object()
-
-
 class GatedParallelAgent(_GateAware):
     """A FanOut that contains a gate. Branches run concurrently on their own branch (as in ADK's
     ParallelAgent, so each sees only its own history). When one pauses the others run on until
@@ -328,7 +325,7 @@ class GatedParallelAgent(_GateAware):
             branch_ctx.branch = f"{ctx.branch}.{suffix}" if ctx.branch else suffix
             run.fanout_branches.add(branch_ctx.branch)
             branches.append((index, child, branch_ctx))
-        async for event in _merged([child.run_async(c) for _, child, c in branches]):
+        async for event in handed_over([child.run_async(c) for _, child, c in branches]):
             yield event
         if _stop(ctx, run) == "end":
             return
@@ -337,46 +334,6 @@ class GatedParallelAgent(_GateAware):
         if stopped:
             run.stops[self.name] = {"done": sorted(done)}
             _pause(ctx, run)
-
-
-async def _merged(runs: list[AsyncGenerator[Event, None]]) -> AsyncGenerator[Event, None]:
-    """Interleave the branches' events as they come. Each branch waits until its event was taken
-    (and so persisted by the runner) before it goes on, as in ADK's ParallelAgent."""
-    queue: asyncio.Queue[tuple[Any, Any]] = asyncio.Queue()
-
-    async def drive(agen: AsyncGenerator[Event, None]) -> None:
-        error: BaseException | None = None
-        try:
-            async for event in agen:
-                taken = asyncio.Event()
-                await queue.put((event, taken))
-                await taken.wait()
-        except Exception as caught:  # handed to the consumer, which re-raises it
-            error = caught
-        finally:
-            await queue.put((_DONE, error))
-
-    tasks = [asyncio.create_task(drive(agen)) for agen in runs]
-    try:
-        finished = 0
-        while finished < len(tasks):
-            item, payload = await queue.get()
-            if item is _DONE:
-                finished += 1
-                if payload is not None:
-                    raise payload
-                continue
-            yield item
-            payload.set()
-    finally:
-        for task in tasks:
-            if not task.done():
-                task.cancel()
-        for task in tasks:
-            try:
-                await task
-            except (asyncio.CancelledError, Exception):  # already reported or cancelled
-                pass
 
 
 class GatedRouteAgent(_GateAware, RouteAgent):
