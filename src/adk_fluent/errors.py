@@ -59,6 +59,15 @@ class StateStepError(AdkFluentError, RuntimeError):
     """A state step could not do what it was asked (missing key, failed guard, bad return)."""
 
 
+class StepFailed(StateStepError):
+    """A step that could not do its work at run time: `code` becomes its error event's
+    `error_code` (docs/errors.md); it is never raised out of a run."""
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        super().__init__(message)
+
+
 class StateWriteError(AdkFluentError, TypeError):
     """Something read-only (a tap) tried to change state."""
 

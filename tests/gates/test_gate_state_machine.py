@@ -296,3 +296,20 @@ async def test_a_failure_after_approval_does_not_leave_the_session_stuck(sqlite_
     assert calls(backend, "drafter") == 2
     assert fresh.texts[0] == ("drafter", "refund of 9 EUR")
     assert fresh.last_text.startswith("Send this refund email?")
+
+
+@pytest.mark.parametrize("way", WAYS)
+async def test_a_predicate_that_raises_ends_the_run_with_an_error_event(way, sqlite_url):
+    """The error model holds for gates too: the predicate's exception becomes one stored error
+    event naming the gate, nothing after it runs, and no gate record is left pending."""
+    backend = mock_backend({"drafter": "refund of 20 EUR"})  # no script for sender: never called
+    flow = (
+        Agent("drafter").outputs("draft")
+        >> gate(lambda s: s["amount"] > 100, "Send it?", name="amount_gate")
+        >> Agent("sender")
+    )
+    result = await turn(flow, backend, "write", sqlite_url, way=way)
+    assert result.errors == ["STATE_STEP_RAISED"]
+    assert calls(backend, "sender") == 0
+    assert "adk_fluent_gate__amount_gate" not in result.state
+    backend.assert_consumed()

@@ -55,11 +55,12 @@ def _key_problem(key: object) -> str | None:
     return None
 
 
-def _constants(values: dict[str, Any], what: str, example: str) -> tuple[tuple[str, Any], ...]:
-    """Checked, private copies of constants: the keys usable, the values storable."""
+def _constants(kind: str, values: dict[str, Any], example: str) -> tuple[tuple[str, Any], ...]:
+    """Checked, private copies of S.set / S.default constants: keys usable, values storable."""
+    what = f"S.{kind}()"
     if not values:
         raise BuildError(f"{what} needs at least one key=value", hint=example)
-    step = slug(what.split("(")[0].split(".")[-1], *sorted(values))
+    step = slug(kind, *sorted(values))  # the name the step will have (Step.default_name)
     _keys(tuple(values), what, example, step=step)
     pairs = []
     for key, value in sorted(values.items()):
@@ -97,12 +98,12 @@ class S:
         """Write constant values: `S.set(tier="gold")`. Each run writes a fresh copy; values
         must be JSON (str, numbers, bools, None, lists, dicts with str keys): a tuple is stored
         as a list, a datetime, set, bytes or other object is refused here."""
-        return StateStep(steps.SetValues(_constants(values, "S.set()", "S.set(tier='gold')")))
+        return StateStep(steps.SetValues(_constants("set", values, "S.set(tier='gold')")))
 
     @staticmethod
     def default(**values: Any) -> StateStep:
         """Write values only where the key is missing (or None); values as for `S.set`."""
-        return StateStep(steps.SetDefaults(_constants(values, "S.default()", "S.default(n=0)")))
+        return StateStep(steps.SetDefaults(_constants("default", values, "S.default(n=0)")))
 
     @staticmethod
     def merge(

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
-from adk_fluent.errors import StateStepError, StateWriteError
+from adk_fluent.errors import StateWriteError, StepFailed
 from adk_fluent.ir.effects import Read, StepEffects, Write
 from adk_fluent.ir.names import slug
 from adk_fluent.ir.state_keys import is_session_key
@@ -40,14 +40,6 @@ GUARD_FAILED = "STATE_GUARD_FAILED"
 STEP_RAISED = "STATE_STEP_RAISED"
 BAD_RESULT = "STATE_STEP_BAD_RESULT"
 NOT_STORABLE = "STATE_VALUE_NOT_STORABLE"
-
-
-class StepFailed(StateStepError):
-    """A step that could not do its work: `code` is its error event's `error_code`."""
-
-    def __init__(self, code: str, message: str) -> None:
-        self.code = code
-        super().__init__(message)
 
 
 class RunView(Protocol):

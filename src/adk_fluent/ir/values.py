@@ -120,11 +120,14 @@ def storable_copy(value: Any) -> tuple[Any, Unstorable | None]:
 
 
 def fresh(value: Any) -> Any:
-    """A new copy of a value that is already storable (plain lists and dicts are rebuilt)."""
+    """A new, plain, mutable copy of a value: its lists, dicts and tuples rebuilt at every depth
+    (a frozen view becomes plain lists and dicts again); other values are immutable here."""
     if isinstance(value, dict):
         return {k: fresh(v) for k, v in value.items()}
     if isinstance(value, list):
         return [fresh(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(fresh(v) for v in value)
     return value
 
 
@@ -154,10 +157,10 @@ class FrozenList(list[Any]):
         return list(self)
 
     def __deepcopy__(self, memo: Any) -> Any:
-        return thawed(self)
+        return fresh(self)
 
     def __reduce_ex__(self, protocol: Any) -> Any:
-        return (list, (thawed(self),))
+        return (list, (fresh(self),))
 
 
 class FrozenDict(dict[str, Any]):
@@ -175,10 +178,10 @@ class FrozenDict(dict[str, Any]):
         return dict(self)
 
     def __deepcopy__(self, memo: Any) -> Any:
-        return thawed(self)
+        return fresh(self)
 
     def __reduce_ex__(self, protocol: Any) -> Any:
-        return (dict, (thawed(self),))
+        return (dict, (fresh(self),))
 
 
 def frozen(value: Any, owner: str) -> Any:
@@ -194,15 +197,4 @@ def frozen(value: Any, owner: str) -> Any:
         return items
     if isinstance(value, tuple):
         return tuple(frozen(v, owner) for v in value)
-    return value
-
-
-def thawed(value: Any) -> Any:
-    """A plain, mutable copy of a (possibly frozen) value."""
-    if isinstance(value, dict):
-        return {k: thawed(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [thawed(v) for v in value]
-    if isinstance(value, tuple):
-        return tuple(thawed(v) for v in value)
     return value

@@ -20,8 +20,9 @@ from adk_fluent.adk.agents.steps import (
     state_of,
     storable_delta,
 )
+from adk_fluent.errors import StepFailed
 from adk_fluent.ir.route_rules import matches, normalise_label
-from adk_fluent.ir.steps import STEP_RAISED, StepFailed
+from adk_fluent.ir.steps import STEP_RAISED
 
 
 class RouteAgent(BaseAgent):

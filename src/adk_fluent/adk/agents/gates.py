@@ -25,6 +25,7 @@ everything that must outlive the turn travels in an event's state_delta.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import AsyncGenerator, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -35,10 +36,10 @@ from google.adk.events.event import Event
 from adk_fluent.adk.agents.flow import RouteAgent
 from adk_fluent.adk.agents.halt import halt, halted
 from adk_fluent.adk.agents.handoff import handed_over
-from adk_fluent.adk.agents.steps import make_event, state_of, user_text
+from adk_fluent.adk.agents.steps import failure, make_event, raised, state_of, user_text
 from adk_fluent.ir.nodes import DEFAULT_APPROVE_WORDS, DEFAULT_REJECT_WORDS
 from adk_fluent.ir.state_keys import gate_resume_key
-from adk_fluent.ir.steps import ReadOnlyState
+from adk_fluent.ir.steps import STEP_RAISED, ReadOnlyState
 
 # Accepted replies when the gate gives none; the first two of each are named in the prompt.
 APPROVE_WORDS = DEFAULT_APPROVE_WORDS
@@ -142,7 +143,12 @@ class GateAgent(BaseAgent):
             async for event in self._answer(ctx, run, record, iteration):
                 yield event
             return
-        if not self.predicate(ReadOnlyState(state, self.name)):
+        try:
+            asks = self.predicate(ReadOnlyState(state, self.name, f"gate '{self.name}'"))
+        except Exception as error:  # the error model: a failed step ends the run with an event
+            yield failure(ctx, self.name, STEP_RAISED, raised(self.name, "the predicate", error))
+            return
+        if not asks:
             return
         if run is not None:
             run.paused_gates.add(self.name)
@@ -257,8 +263,9 @@ class _GateAware(BaseAgent):
         """Where this container stands while `gate` asks (what it will resume from)."""
         return run.position.get(self.name)
 
+    @abstractmethod
     def _steps(self, ctx: Any, run: _Run) -> AsyncGenerator[Event, None]:
-        raise NotImplementedError
+        """Run the children from this container's cursor (each container says how)."""
 
 
 class GatedSequenceAgent(_GateAware):
