@@ -14,9 +14,9 @@ from typing import Any, ClassVar, Self
 
 from adk_fluent.adk.compat import adk_version, installed_fields, versions_with_field
 from adk_fluent.errors import BuildError, FieldNotInstalledError, UnknownSetterError, did_you_mean
-from adk_fluent.ir.depth import outermost_walk, recursion_room, tree_depth
+from adk_fluent.ir.depth import recursion_room, tree_depth, walking
 from adk_fluent.ir.names import is_valid_name, name_problem
-from adk_fluent.ir.nodes import Node
+from adk_fluent.ir.nodes import Node, TransformNode
 from adk_fluent.ir.options import BuildOptions, StrictOptions
 
 
@@ -75,44 +75,34 @@ def builder_children(builder: Any) -> list[BuilderBase]:
     return found
 
 
-def _check_given_step_names(root: BuilderBase, ir: Node) -> None:
-    """Two different steps given one name by `.named()` (ADK's events, diagrams and errors
-    would name them alike), or a step named like an agent of the tree."""
-    given: dict[str, BuilderBase] = {}
-    for builder in _all_builders(root):
-        name = builder.__dict__.get("_name")
-        if not builder._given_name or not isinstance(name, str):
-            continue
-        first = given.setdefault(name, builder)
-        if first is not builder and first.to_ir() != builder.to_ir():
-            raise BuildError(
-                "two different steps are named alike",
-                agent=name,
-                field="name",
-                hint=f"give each step its own name, e.g. .named('{name}_2'); "
-                "reusing one step value twice is fine.",
-            )
-    if given:
-        for node in ir.walk():
-            if not node.ZERO_COST and node.name in given:
+def _check_given_step_names(ir: Node) -> None:
+    """Two different state steps given one name by `.named()` (ADK's events, diagrams and
+    errors would name them alike), or a step named like an agent of the tree. Only state steps
+    can be named by hand, and a step's default name is derived from its record, so the IR
+    tells which names were given."""
+    given: dict[str, Node] = {}
+    agents: set[str] = set()
+    for node in ir.walk():
+        if isinstance(node, TransformNode):
+            if node.name == node.step.default_name():
+                continue
+            if given.setdefault(node.name, node) != node:
                 raise BuildError(
-                    "a step has the name of an agent in the same tree",
+                    "two different steps are named alike",
                     agent=node.name,
                     field="name",
-                    hint=f"rename the step, e.g. .named('{node.name}_step').",
+                    hint=f"give each step its own name, e.g. .named('{node.name}_2'); "
+                    "reusing one step value twice is fine.",
                 )
-
-
-def _all_builders(root: BuilderBase) -> list[BuilderBase]:
-    seen: dict[int, BuilderBase] = {}
-    stack: list[BuilderBase] = [root]
-    while stack:
-        builder = stack.pop()
-        if id(builder) in seen:
-            continue
-        seen[id(builder)] = builder
-        stack.extend(builder_children(builder))
-    return list(seen.values())
+        elif not node.ZERO_COST:
+            agents.add(node.name)
+    for name in sorted(given.keys() & agents):
+        raise BuildError(
+            "a step has the name of an agent in the same tree",
+            agent=name,
+            field="name",
+            hint=f"rename the step, e.g. .named('{name}_step').",
+        )
 
 
 class BuilderBase:
@@ -125,7 +115,6 @@ class BuilderBase:
     _fields: dict[str, Any]  # ADK fields set through the (generated) setters
     _visibility: str | None = None  # the developer's override: "user" | "internal" | None
     _options: BuildOptions = BuildOptions()
-    _given_name: bool = False  # a step named with .named(): its name must not be reused
 
     def __init__(self, name: str, fields: dict[str, Any] | None = None) -> None:
         if not is_valid_name(name):
@@ -245,22 +234,27 @@ class BuilderBase:
         ir: Node | None = self.__dict__.get("_ir")
         if ir is not None:
             return ir
-        with outermost_walk() as outermost:
-            if not outermost:  # a parent's to_ir is building this child: it made the room
-                ir = self._build_ir()
-            else:
-                depth = tree_depth(self, builder_children)
-                with recursion_room(depth):
+        if walking.active:  # a parent's to_ir is building this child
+            ir = self._build_ir()
+        else:
+            walking.active = True
+            try:
+                try:
                     ir = self._build_ir()
-                    _check_given_step_names(self, ir)
-                self.__dict__["_ir_depth"] = depth
+                except RecursionError:  # a tree deeper than the stack allows: measure, retry
+                    # (building is pure: the subtrees finished before the error stay cached)
+                    with recursion_room(tree_depth(self, builder_children)):
+                        ir = self._build_ir()
+            finally:
+                walking.active = False
+            _check_given_step_names(ir)
         self.__dict__["_ir"] = ir
         return ir
 
     def ir_depth(self) -> int:
         """How many levels deep this expression's tree is (for room on the stack)."""
         depth = self.__dict__.get("_ir_depth")
-        if depth is None:
+        if depth is None:  # measured once per builder value (to_ir is cached the same way)
             depth = self.__dict__["_ir_depth"] = tree_depth(self.to_ir())
         return int(depth)
 

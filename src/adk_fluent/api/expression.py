@@ -68,8 +68,6 @@ class StateStep(Expression):
     def __init__(self, step: Step, name: str | None = None) -> None:
         super().__init__(name or step.default_name())
         self._step = step
-        if name is not None:
-            self._given_name = True
 
     @property
     def step(self) -> Step:
@@ -79,7 +77,7 @@ class StateStep(Expression):
     def named(self, name: str) -> Self:
         """Rename the step (names show in events and diagrams)."""
         check_name(name, "step")
-        return self._copy(_name=name, _given_name=True)
+        return self._copy(_name=name)
 
     def _build_ir(self) -> TransformNode:
         return TransformNode(name=self._name, step=self._step)

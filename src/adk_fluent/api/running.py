@@ -5,13 +5,15 @@ Each method hands the engine the expression's IR tree and BuildOptions, never th
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from adk_fluent.ir.depth import needs_room, recursion_room
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import BuildOptions, ExecutionConfig
 from adk_fluent.run.engine import ENGINE
+
+_T = TypeVar("_T")
 
 if TYPE_CHECKING:
     from adk_fluent.run.events import AgentEvent
@@ -29,21 +31,26 @@ class Runnable:
 
         def ir_depth(self) -> int: ...
 
-    # Every walk of the tree (compile, cache keys, checks, diagrams) runs inside
-    # recursion_room: a tree hundreds of levels deep builds wherever a hand-written ADK tree
-    # of that depth does (ir/depth.py). For shallow trees the room is a no-op.
+    # A tree hundreds of levels deep builds and runs wherever a hand-written ADK tree of that
+    # depth does (ir/depth.py): a walk without side effects (build, to_app, a diagram) simply
+    # runs again with room if it hits the recursion limit; everything that opens a store or
+    # runs a turn measures the tree first and runs inside the room (a no-op when shallow).
+    def _pure_walk(self, walk: Callable[[Node], _T]) -> _T:
+        ir = self.to_ir()
+        try:
+            return walk(ir)
+        except RecursionError:
+            with recursion_room(self.ir_depth()):
+                return walk(ir)
+
     def build(self, *, backend: Any = None) -> Any:
         """Compile to the native ADK root agent (`backend=mock_backend(...)` installs scripted models)."""
-        ir = self.to_ir()
-        with recursion_room(self.ir_depth()):
-            return ENGINE.build(ir, self.options, backend)
+        return self._pure_walk(lambda ir: ENGINE.build(ir, self.options, backend))
 
     def to_app(self, config: ExecutionConfig | None = None, *, backend: Any = None) -> Any:
         """Compile to a native ADK `App`: visibility plugin, the config's plugins, resumability,
         compaction and run metadata applied."""
-        ir = self.to_ir()
-        with recursion_room(self.ir_depth()):
-            return ENGINE.to_app(ir, self.options, config, backend)
+        return self._pure_walk(lambda ir: ENGINE.to_app(ir, self.options, config, backend))
 
     def to_runner(self, config: ExecutionConfig | None = None, **services: Any) -> Any:
         """A native ADK `Runner` for this expression (session/artifact/memory services optional)."""
@@ -103,9 +110,7 @@ class Runnable:
         """A mermaid flowchart of the tree with data-flow edges (who writes what who reads)."""
         from adk_fluent.analysis.mermaid import to_mermaid
 
-        ir = self.to_ir()
-        with recursion_room(self.ir_depth()):
-            return to_mermaid(ir)
+        return self._pure_walk(to_mermaid)
 
     def visualize(self) -> str:
         """Alias of to_mermaid(), for notebooks and the CLI."""

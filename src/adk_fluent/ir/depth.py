@@ -6,6 +6,8 @@ a few Python frames per level; Python's default limit of 1000 frames ends them n
 `recursion_room(depth)` raises the limit for the duration of one walk, by what that depth needs
 and only when it needs it, and restores it when the last open walk ends. Shallow trees (nearly
 every tree) never touch the limit.
+Building the IR does not even measure: a builder's `to_ir()` measures and retries only when
+the first attempt hits the limit.
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ MARGIN = 200  # frames for what runs beneath a walk (pydantic, ADK's own validat
 _lock = threading.Lock()
 _open: list[int] = []  # the limits asked for by the walks open now
 _saved = 0  # the limit before the first of them
-_walking = threading.local()  # set while a synchronous outermost walk runs in this thread
 
 
 def tree_depth(root: Any, children: Any = None) -> int:
@@ -81,15 +82,11 @@ def recursion_room(depth: int) -> Iterator[None]:
             sys.setrecursionlimit(max(_saved, *_open) if _open else _saved)
 
 
-@contextmanager
-def outermost_walk() -> Iterator[bool]:
-    """True for the outermost of nested synchronous walks in this thread (builders calling
-    their children's `to_ir()`): only it measures the tree and asks for room."""
-    if getattr(_walking, "on", False):
-        yield False
-        return
-    _walking.on = True
-    try:
-        yield True
-    finally:
-        _walking.on = False
+class _Walking(threading.local):
+    """Whether an outermost synchronous walk (a builder's `to_ir()` building its children's)
+    runs in this thread: only the outermost one handles a RecursionError."""
+
+    active = False
+
+
+walking = _Walking()
