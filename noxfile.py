@@ -18,12 +18,16 @@ nox.options.reuse_venv = "yes"
 @nox.session(python=None)
 @nox.parametrize("adk", SUPPORTED_ADK, ids=SUPPORTED_ADK)
 def tests(session: nox.Session, adk: str) -> None:
-    """The whole suite against one google-adk release.
+    """The whole suite (every tier) against one google-adk release, on every core (xdist).
 
-    nox accepts only exit code 0, so pytest's 5 (no tests collected) fails the session.
+    `nox -s tests -- tests/unit` passes its arguments on to pytest. The tier table at the end
+    (tests/conftest.py) shows each tier's count and time. nox accepts only exit code 0, so
+    pytest's 5 (no tests collected) fails the session.
     """
     session.install("-e", ".[dev]", f"google-adk=={adk}")
-    session.run("pytest", "-q", "-p", "no:cacheprovider", *session.posargs)
+    # Let pytest cache its rewritten test modules even where bytecode caching is turned off.
+    session.env["PYTHONDONTWRITEBYTECODE"] = ""
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "-n", "auto", *session.posargs)
 
 
 @nox.session(python=None)

@@ -1,13 +1,103 @@
-"""Shared test helpers. Every behaviour test runs the real ADK Runner with scripted models."""
+"""Shared test helpers, the tiers and their guards (tests/support/tiers.py).
+
+Every test lives in a tier folder (tests/unit, tests/behaviour, tests/integration, tests/matrix)
+and carries that tier's marker: `pytest -m unit`, or `make test-unit`. Every behaviour test runs
+the real ADK Runner with scripted models.
+"""
 
 from __future__ import annotations
 
 import importlib.metadata
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+from tests.support import tiers
 
 ADK_VERSION = importlib.metadata.version("google-adk")
 ADK_MAJOR = int(ADK_VERSION.split(".")[0])
+TESTS = Path(__file__).resolve().parent
+
+# Property tests: a bounded default so the tiers stay fast, and a deep profile for long runs
+# (HYPOTHESIS_PROFILE=deep make test-fast). A test's own @settings may lower the bound further.
+settings.register_profile(
+    "default", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "deep", max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+def _tier(nodeid: str) -> str | None:
+    parts = Path(nodeid.split("::", 1)[0]).parts
+    return tiers.tier_of(parts[1:]) if parts[:1] == ("tests",) else None
+
+
+# Per-tier counts and seconds of this pytest process (the controller's, under xdist).
+_TALLY: dict[str, dict] = defaultdict(lambda: {"tests": 0, "failed": 0, "seconds": 0.0})
+_STARTED = time.perf_counter()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    tiers.install()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test with its folder's tier; a test outside every tier folder is an error."""
+    for item in items:
+        tier = _tier(item.nodeid)
+        if tier is None:
+            raise pytest.UsageError(
+                f"{item.nodeid}: every test lives in a tier folder: "
+                + ", ".join(f"tests/{name}/" for name in tiers.TIERS)
+            )
+        item.add_marker(getattr(pytest.mark, tier))
+
+
+@pytest.fixture(autouse=True)
+def _tier_guard(request: pytest.FixtureRequest):
+    """What the test's tier may not reach (a Runner in a unit test, ...) raises TierViolation."""
+    with tiers.guarded(_tier(request.node.nodeid) or "", request.node.nodeid):
+        yield
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    row = _TALLY[_tier(report.nodeid) or "other"]
+    row["seconds"] += report.duration
+    if report.when == "call" or (report.when == "setup" and not report.passed):
+        row["tests"] += 1
+    if report.failed:
+        row["failed"] += 1
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    """Per-tier counts and time (summed over tests, so with workers it exceeds the wall time);
+    ADK_FLUENT_TIER_REPORT=<file> appends the same as one JSON line for CI's closing table."""
+    tally = _TALLY
+    if not tally:
+        return
+    wall = time.perf_counter() - _STARTED
+    terminalreporter.write_sep("-", "tiers")
+    for tier, row in sorted(tally.items()):
+        terminalreporter.write_line(
+            f"{tier:<12} {row['tests']:>5} tests  {row['failed']:>3} failed  "
+            f"{row['seconds']:7.1f} s in tests"
+        )
+    target = os.environ.get("ADK_FLUENT_TIER_REPORT")
+    if target:
+        record = {"adk": ADK_VERSION, "wall_seconds": round(wall, 1), "exit": exitstatus}
+        record["tiers"] = {k: dict(v, seconds=round(v["seconds"], 1)) for k, v in tally.items()}
+        with open(target, "a", encoding="utf-8") as out:
+            out.write(json.dumps(record) + "\n")
 
 
 def request_texts(request) -> list[str]:
@@ -26,9 +116,27 @@ def system_instruction(request) -> str:
 
 
 @pytest.fixture
-def sqlite_url(tmp_path):
+def db_dir(tmp_path):
+    """A fresh folder for a test's SQLite files, in RAM (/dev/shm) where the machine has one.
+
+    They stay real SQLite files, reopened by a fresh service to prove what was stored; RAM only
+    spares the disk's fsync on every commit, which was most of a SQLite test's time here.
+    """
+    shm = Path("/dev/shm")
+    if not (shm.is_dir() and os.access(shm, os.W_OK)):
+        yield tmp_path
+        return
+    folder = Path(tempfile.mkdtemp(prefix="adk-fluent-test-", dir=shm))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def sqlite_url(db_dir):
     """A session store on a fresh SQLite file."""
-    return f"sqlite:///{tmp_path / 'sessions.db'}"
+    return f"sqlite:///{db_dir / 'sessions.db'}"
 
 
 _DB_SERVICES: list = []
@@ -54,3 +162,32 @@ async def _close_db_services():
         engine = getattr(_DB_SERVICES.pop(), "db_engine", None)
         if engine is not None:
             await engine.dispose()
+
+
+# The code generator's fixtures (its tests live in the unit and integration tiers).
+
+
+@pytest.fixture
+def checkout(tmp_path: Path) -> Path:
+    """A throwaway copy of the checkout's generator inputs and outputs."""
+    from tests.support.codegen import copy_checkout
+
+    return copy_checkout(tmp_path / "repo")
+
+
+@pytest.fixture(scope="session")
+def installed_manifest() -> dict[str, Any]:
+    """One scan of the installed google-adk, shared by the tests that only read it."""
+    from adk_fluent_codegen.scan import scan
+
+    return scan()
+
+
+@pytest.fixture
+def synthetic_manifests() -> list[dict[str, Any]]:
+    """The two small synthetic manifests under fixtures/manifests, oldest first."""
+    from adk_fluent_codegen.manifest import load_manifests
+
+    from tests.support.codegen import FIXTURES
+
+    return load_manifests(FIXTURES / "manifests")

@@ -90,7 +90,7 @@ class ControlNode:
         return visit_method(self.name)
 
 
-# adk-fluent's own node types. tests/ir/test_nodes_and_visitors.py checks this list against the
+# adk-fluent's own node types. tests/unit/ir/test_nodes_and_visitors.py checks this list against the
 # Node subclasses the core defines, so a new control node cannot be missing from the visitor.
 CONTROL_NODES: tuple[ControlNode, ...] = (
     ControlNode("FallbackNode", "`a // b`: the next child runs when the previous raised."),

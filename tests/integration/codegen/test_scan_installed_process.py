@@ -1,0 +1,69 @@
+"""The scanner on the installed google-adk (the suite runs on both 1.25.0 and the newest 2.x)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from adk_fluent_codegen.targets import PLUGIN_BASE, SCAN_TARGETS
+
+CORE_CLASSES = {
+    "LlmAgent",
+    "App",
+    "RunConfig",
+    "Event",
+    "EventActions",
+    "BaseAgent",
+    "SequentialAgent",
+    "ParallelAgent",
+    "LoopAgent",
+}
+CORE_PLUGIN_HOOKS = {
+    "on_user_message_callback",
+    "before_run_callback",
+    "on_event_callback",
+    "after_run_callback",
+    "close",
+    "before_agent_callback",
+    "after_agent_callback",
+    "before_model_callback",
+    "after_model_callback",
+    "on_model_error_callback",
+    "before_tool_callback",
+    "after_tool_callback",
+    "on_tool_error_callback",
+}
+# Plugin hooks per scanned release: 13 in 1.25.0; 2.13.0 adds two error notifications
+# (see generated/manifests/).
+EXPECTED_PLUGIN_HOOKS = {
+    "1.25.0": CORE_PLUGIN_HOOKS,
+    "2.13.0": CORE_PLUGIN_HOOKS | {"on_agent_error_callback", "on_run_error_callback"},
+}
+
+
+def test_scan_imports_only_the_classes_it_scans() -> None:
+    """Walking every ADK module trips its optional imports; the scan imports its targets only.
+
+    Baseline: importing each scanned class the way user code would (ADK 2.x exposes some
+    lazily, so the attribute access is part of it). The scan must import nothing beyond that.
+    """
+    targets = [(t.name, t.modules) for t in SCAN_TARGETS] + [(PLUGIN_BASE[1], (PLUGIN_BASE[0],))]
+    probe = f"""
+import importlib, json, sys
+for name, modules in {targets!r}:
+    for module in modules:
+        try:
+            getattr(importlib.import_module(module), name, None)
+        except ImportError:
+            pass
+before = {{m for m in sys.modules if m.startswith("google.adk")}}
+from adk_fluent_codegen.scan import scan
+scan()
+after = {{m for m in sys.modules if m.startswith("google.adk")}}
+print(json.dumps(sorted(after - before)))
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == []

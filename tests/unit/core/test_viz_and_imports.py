@@ -1,0 +1,57 @@
+"""Mermaid output and the import-cost rule."""
+
+from __future__ import annotations
+
+from adk_fluent import Agent
+
+
+def test_mermaid_draws_control_and_data_flow():
+    pipeline = (
+        Agent("classifier").outputs("intent")
+        >> (Agent("a").instruct("{intent}") | Agent("b"))
+        >> Agent("writer").instruct("{intent}") * 2
+    )
+    text = pipeline.to_mermaid()
+    assert text.startswith("flowchart TD")
+    assert "classifier<br/>writes: intent" in text
+    assert text.count("-. intent .->") == 2  # classifier -> a, classifier -> writer
+    assert "((parallel))" in text and "repeat" in text
+
+
+def test_mermaid_shapes_for_primitives():
+    from adk_fluent import Route, S, gate, map_over, race, tap, timeout
+
+    pipeline = (
+        S.capture("q")
+        >> Agent("classifier").outputs("intent")
+        >> Route("intent").eq("booking", Agent("booker").instruct("{q}")).otherwise(Agent("helper"))
+        >> map_over("docs", Agent("s"))
+        >> gate(True, "Proceed?")
+        >> timeout(Agent("t"), 3)
+        >> race(Agent("r1"), Agent("r2"))
+        >> tap(print)
+    )
+    text = pipeline.to_mermaid()
+    assert '[/"capture capture_q"/]' in text
+    assert (
+        '{"route intent"}' in text
+        and "-- \"eq 'booking'\" -->" in text
+        and '-- "otherwise" -->' in text
+    )
+    assert '[["map_over docs -> results"]]' in text
+    assert '{{"gate: Proceed?"}}' in text
+    assert '(["timeout 3s"])' in text and "((race))" in text and '>"tap tap_print"]' in text
+    assert "-. intent .->" in text and "-. q .->" in text
+
+
+def test_every_public_name_resolves_lazily():
+    import adk_fluent
+
+    assert sorted(adk_fluent.__all__) == sorted(adk_fluent._EXPORTS)
+    for name in adk_fluent.__all__:
+        assert getattr(adk_fluent, name) is not None
+    assert set(adk_fluent.__all__) <= set(dir(adk_fluent))
+    import pytest
+
+    with pytest.raises(AttributeError, match="has no attribute 'Agnet'"):
+        adk_fluent.Agnet  # noqa: B018

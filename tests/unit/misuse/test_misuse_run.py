@@ -1,0 +1,97 @@
+"""Misuse of the run methods (run, stream, ask, ask_sync, session, rewind): the prompt, the ids,
+the options and the stores. Each is refused with a message naming the field and a hint, when
+`stream()` is called or `run()` / `ask()` awaited, before anything is stored.
+
+The cases that open a session store are in tests/behaviour/misuse/test_misuse_run_store.py."""
+
+from __future__ import annotations
+
+import pytest
+from google.genai import types
+
+from adk_fluent import Agent
+from adk_fluent.testing import ScriptedModel
+from tests.support.misuse import case, check, ids
+
+
+def _agent() -> Agent:
+    return Agent("greeter", ScriptedModel(["Hello."]))
+
+
+def _run(prompt="hi", **options):
+    return lambda: _agent().run(prompt, **options)
+
+
+async def _ask_sync_inside_a_loop():
+    return _agent().ask_sync("hi")
+
+
+CASES = [
+    # the prompt
+    case("run-prompt-list-with-a-number", _run(["hi", 42]), "prompt[1]", "int"),
+    case("run-prompt-none", _run(None), "prompt", "NoneType"),
+    case("run-prompt-empty", _run(""), "prompt", "empty"),
+    case("run-prompt-blank", _run("  \n "), "prompt", "empty"),
+    case("run-prompt-empty-list", _run([]), "prompt", "empty list"),
+    case("run-prompt-dict", _run({"text": "hi"}), "prompt", "dict"),
+    case(
+        "run-prompt-content-without-parts",
+        _run(types.Content(role="user", parts=[])),
+        "prompt",
+        "no parts",
+    ),
+    case("run-stream-prompt-number", lambda: _agent().stream(42), "prompt", "int"),
+    case("run-ask-prompt-bytes", lambda: _agent().ask(b"hi"), "prompt", "bytes"),
+    # the ids
+    case("run-user-id-none", _run(user_id=None), "user_id", "NoneType"),
+    case("run-user-id-empty", _run(user_id=""), "user_id", "empty"),
+    case("run-user-id-number", _run(user_id=7), "user_id", "int"),
+    case("run-session-id-empty", _run(session_id=""), "session_id", "empty"),
+    case("run-session-id-number", _run(session_id=42), "session_id", "int"),
+    case("run-session-id-too-long", _run(session_id="x" * 200), "session_id", "200 characters"),
+    case("run-session-lookup-empty-id", lambda: _agent().session(""), "session_id", "empty"),
+    case("run-rewind-id-none", lambda: _agent().rewind(None, "inv-1"), "session_id", "NoneType"),
+    # options
+    case("run-option-typo", _run(sesion_id="s"), "sesion_id", "did you mean 'session_id'"),
+    case("run-option-unknown", _run(temperature=0.2), "temperature", "the options are"),
+    case("run-config-not-an-execution-config", _run(config="x"), "config", "ExecutionConfig"),
+    case("run-backend-not-a-backend", _run(backend=object()), "backend", "mock_backend"),
+    case("run-run-config-dict", _run(run_config={"max_llm_calls": 3}), "run_config", "RunConfig"),
+    case(
+        "run-ask-sync-inside-a-loop",
+        _ask_sync_inside_a_loop,
+        "ask_sync",
+        "running event loop",
+    ),
+    # stores and services
+    case("run-store-object", _run(session_store=object()), "session_store", "object"),
+    case("run-store-bare-file-name", _run(session_store="sessions.db"), "sqlite:///sessions.db"),
+    case(
+        "run-store-and-service-both",
+        _run(session_store="memory", session_service=object()),
+        "session_service",
+    ),
+    case(
+        "run-session-service-not-a-service",
+        _run(session_service="sqlite:///x.db"),
+        "session_service",
+        "str",
+    ),
+    case(
+        "run-artifact-service-wrong-type",
+        _run(artifact_service="gcs://bucket"),
+        "artifact_service",
+        "BaseArtifactService",
+    ),
+    case(
+        "run-memory-service-wrong-type",
+        _run(memory_service={}),
+        "memory_service",
+        "BaseMemoryService",
+    ),
+]
+
+
+@pytest.mark.parametrize("misuse", CASES, ids=ids(CASES))
+def test_misuse(misuse):
+    check(misuse)
