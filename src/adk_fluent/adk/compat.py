@@ -139,28 +139,6 @@ def plugin_edits_are_stored() -> bool:
 
 
 @functools.cache
-def callbacks_bind_positionally() -> bool:
-    """Whether ADK itself falls back to positional arguments for agent callbacks whose parameter
-    names differ from its own (2.x), rather than always passing keywords (1.25).
-
-    Probe: a before-agent callback whose parameter is not named `callback_context`."""
-    called: list[bool] = []
-
-    def renamed(ctx: Any) -> None:  # ADK's keyword is callback_context
-        called.append(ctx is not None)
-
-    async def probe() -> bool:
-        agent = _probe_agent_class()(name="probe_agent", before_agent_callback=renamed)
-        try:
-            await _run_probe_agent(agent, [])
-        except TypeError:  # called with callback_context=...: keywords only
-            return False
-        return called == [True]
-
-    return _in_worker_thread(probe)
-
-
-@functools.cache
 def workflow_agents_warn() -> bool:
     """Whether constructing Sequential/Parallel/LoopAgent warns about Workflow (ADK 2.x).
 

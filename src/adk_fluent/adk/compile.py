@@ -16,7 +16,6 @@ from adk_fluent_generated.compile_cases import compile_kwargs
 from pydantic import ValidationError
 
 from adk_fluent.adk.compat import (
-    callbacks_bind_positionally,
     installed_class,
     quiet_workflow_deprecation,
     workflow_agents_warn,
@@ -28,7 +27,7 @@ from adk_fluent.ir.state_keys import gate_state_key
 
 # ADK 1.x calls agent callbacks with keyword arguments (callback_context=..., llm_request=...);
 # 2.x binds them by keyword when the names fit and positionally (in this order) otherwise. We
-# give 1.x the same rule, so `def cb(ctx, request)` works on every supported ADK.
+# give every release the same rule, so `def cb(ctx, request)` works on every supported ADK.
 _CALLBACK_PARAM_ORDER = (
     "tool",
     "args",
@@ -40,6 +39,20 @@ _CALLBACK_PARAM_ORDER = (
     "llm_response",
     "error",
 )
+
+# The keywords ADK passes to each agent callback (the same from 1.25 to 2.x). A callback that
+# accepts them is passed to ADK as it is; any other is wrapped to bind positionally when the
+# keywords do not fit, which is what 2.x does itself, so no release needs to be asked.
+_CALLBACK_KEYWORDS = {
+    "before_agent_callback": ("callback_context",),
+    "after_agent_callback": ("callback_context",),
+    "before_model_callback": ("callback_context", "llm_request"),
+    "after_model_callback": ("callback_context", "llm_response"),
+    "on_model_error_callback": ("callback_context", "llm_request", "error"),
+    "before_tool_callback": ("tool", "args", "tool_context"),
+    "after_tool_callback": ("tool", "args", "tool_context", "tool_response"),
+    "on_tool_error_callback": ("tool", "args", "tool_context", "error"),
+}
 
 # agent name -> the model to use instead (scripted models), or None for the agent's own
 ModelFor = Callable[[str], Any]
@@ -114,18 +127,25 @@ def _param_rank(name: str) -> int:
     )
 
 
+def _takes_keywords(fn: Callable[..., Any], keywords: tuple[str, ...] | None) -> bool:
+    """Whether ADK's keyword call for this callback field binds to `fn` as it is."""
+    if keywords is None:
+        return False  # a callback field we do not know: wrapping is always safe
+    try:
+        inspect.signature(fn).bind(**dict.fromkeys(keywords))
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def _adapt_callbacks(kwargs: dict[str, Any]) -> None:
-    callbacks = [f for f, v in kwargs.items() if f.endswith("_callback") and v is not None]
-    # The probe runs a Runner once per process: only trees with callbacks need its answer.
-    if not callbacks or callbacks_bind_positionally():
-        return
-    for field in callbacks:
-        value = kwargs[field]
-        kwargs[field] = (
-            [_bind_like_adk2(f) for f in value]
-            if isinstance(value, list)
-            else _bind_like_adk2(value)
-        )
+    for field, value in list(kwargs.items()):
+        if not field.endswith("_callback") or value is None:
+            continue
+        keywords = _CALLBACK_KEYWORDS.get(field)
+        items = value if isinstance(value, list) else [value]
+        adapted = [f if _takes_keywords(f, keywords) else _bind_like_adk2(f) for f in items]
+        kwargs[field] = adapted if isinstance(value, list) else adapted[0]
 
 
 def _install_context(node: ir.LlmAgentNode, kwargs: dict[str, Any]) -> None:

@@ -11,7 +11,6 @@ import pytest
 
 from adk_fluent import Agent
 from adk_fluent.adk.compat import (
-    callbacks_bind_positionally,
     plugin_edits_are_stored,
     workflow_agents_warn,
 )
@@ -61,35 +60,7 @@ async def test_the_probe_agrees_with_what_the_store_holds(sqlite_url):
 async def test_probes_run_inside_a_running_event_loop():
     # uncached: the probe itself, from a coroutine (it runs in a worker thread)
     assert plugin_edits_are_stored.__wrapped__() == plugin_edits_are_stored()
-    assert callbacks_bind_positionally.__wrapped__() == callbacks_bind_positionally()
     assert workflow_agents_warn.__wrapped__() == workflow_agents_warn()
-
-
-async def test_the_callback_probe_agrees_with_adk():
-    from google.adk.agents import LlmAgent
-
-    from adk_fluent.testing import ScriptedModel
-
-    seen = []
-
-    def renamed(ctx):  # ADK's own keyword is callback_context
-        seen.append(ctx)
-
-    from google.adk.runners import InMemoryRunner
-    from google.genai import types
-
-    agent = LlmAgent(
-        name="a", model=ScriptedModel({"a": ["hi"]}).for_agent("a"), before_agent_callback=renamed
-    )
-    runner = InMemoryRunner(agent=agent, app_name="probe_check")
-    session = await runner.session_service.create_session(app_name="probe_check", user_id="u")
-    message = types.Content(role="user", parts=[types.Part(text="x")])
-    try:
-        async for _ in runner.run_async(user_id="u", session_id=session.id, new_message=message):
-            pass
-    except TypeError:
-        pass
-    assert bool(seen) is callbacks_bind_positionally()
 
 
 async def test_no_client_payload_holds_internal_text(store):
