@@ -18,18 +18,17 @@ from adk_fluent.api.expression import StateStep, function_step
 from adk_fluent.errors import BuildError
 from adk_fluent.ir import steps
 from adk_fluent.ir.names import slug
+from adk_fluent.ir.state_keys import key_problem
 from adk_fluent.ir.values import storable_copy
 
 __all__ = ["S", "StateStep", "function_step"]
-
-_SCOPES = ("app:", "user:", "temp:")
 
 
 def _keys(
     keys: tuple[object, ...], what: str, example: str, *, step: str | None = None
 ) -> tuple[str, ...]:
     for key in keys:
-        problem = _key_problem(key)
+        problem = key_problem(key)
         if problem:
             shown = repr(key) if isinstance(key, str) else f"a {type(key).__name__}"
             raise BuildError(
@@ -39,20 +38,6 @@ def _keys(
                 hint=f"e.g. {example}",
             )
     return keys  # type: ignore[return-value]
-
-
-def _key_problem(key: object) -> str | None:
-    """Why a state key name would not work (None if it is fine)."""
-    if not isinstance(key, str):
-        return "a key name must be a str"
-    if not key.strip():
-        return "a key name must not be empty"
-    bare = key[len(next((p for p in _SCOPES if key.startswith(p)), "")) :]
-    if not bare:
-        return "a scope prefix needs a name after it"
-    if key != key.strip() or any(c in key for c in "{}"):
-        return "no surrounding spaces or braces (an instruction's {key} could not name it)"
-    return None
 
 
 def _constants(kind: str, values: dict[str, Any], example: str) -> tuple[tuple[str, Any], ...]:

@@ -28,6 +28,20 @@ def bare_name(key: str) -> str:
     return key
 
 
+def key_problem(key: object) -> str | None:
+    """Why a name given as a state key would not work (None if it is fine): every API that takes
+    a key (S steps, C.from_state, Route, .outputs) refuses the same names for the same reasons."""
+    if not isinstance(key, str):
+        return "a key name must be a str"
+    if not key.strip():
+        return "a key name must not be empty"
+    if not bare_name(key):
+        return "a scope prefix needs a name after it"
+    if key != key.strip() or any(c in key for c in "{}"):
+        return "no surrounding spaces or braces (an instruction's {key} could not name it)"
+    return None
+
+
 def is_session_key(key: str) -> bool:
     """Whether a key is session-scoped (no `app:` / `user:` / `temp:` prefix)."""
     return not key.startswith(SCOPE_PREFIXES)
