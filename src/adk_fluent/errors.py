@@ -122,7 +122,8 @@ class StateTypeError(AdkFluentError, TypeError):
 
 
 class StateFieldError(AdkFluentError, AttributeError):
-    """A bound StateSchema was asked for a field it does not declare (usually a typo)."""
+    """A StateSchema (the class or a bound one) was asked for a field it does not declare
+    (usually a typo)."""
 
 
 class RunError(AdkFluentError, RuntimeError):

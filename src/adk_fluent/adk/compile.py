@@ -127,7 +127,12 @@ def _param_rank(name: str) -> int:
     )
 
 
-def _takes_keywords(fn: Callable[..., Any], keywords: tuple[str, ...] | None) -> bool:
+def callback_keywords(field: str) -> tuple[str, ...] | None:
+    """The arguments ADK passes (by keyword) to an agent callback field; None if not one."""
+    return _CALLBACK_KEYWORDS.get(field)
+
+
+def takes_keywords(fn: Callable[..., Any], keywords: tuple[str, ...] | None) -> bool:
     """Whether ADK's keyword call for this callback field binds to `fn` as it is."""
     if keywords is None:
         return False  # a callback field we do not know: wrapping is always safe
@@ -144,7 +149,7 @@ def _adapt_callbacks(kwargs: dict[str, Any]) -> None:
             continue
         keywords = _CALLBACK_KEYWORDS.get(field)
         items = value if isinstance(value, list) else [value]
-        adapted = [f if _takes_keywords(f, keywords) else _bind_like_adk2(f) for f in items]
+        adapted = [f if takes_keywords(f, keywords) else _bind_like_adk2(f) for f in items]
         kwargs[field] = adapted if isinstance(value, list) else adapted[0]
 
 

@@ -1,4 +1,4 @@
-"""ADK tool objects the builders ask for (the API room never imports google.adk itself)."""
+"""ADK objects the builders ask for or check (the API room never imports google.adk itself)."""
 
 from __future__ import annotations
 
@@ -11,3 +11,10 @@ def confirmed_tool(fn: Callable[..., Any], require_confirmation: Any) -> Any:
     from google.adk.tools.function_tool import FunctionTool
 
     return FunctionTool(fn, require_confirmation=require_confirmation)
+
+
+def is_model_object(value: Any) -> bool:
+    """Whether `value` is an ADK model object (a BaseLlm instance such as LiteLlm(...))."""
+    from google.adk.models.base_llm import BaseLlm
+
+    return isinstance(value, BaseLlm)

@@ -8,12 +8,14 @@ from typing import Any, Self
 from adk_fluent_generated.builder_bases import LlmAgentSetters
 from adk_fluent_generated.ir_nodes import LlmAgentNode
 
-from adk_fluent.api.builder import BuilderBase
+from adk_fluent.adk.tools import confirmed_tool, is_model_object
+from adk_fluent.api.builder import BuilderBase, check_arity
 from adk_fluent.api.expression import Expression, describe_value
 from adk_fluent.api.state_schema import declare
 from adk_fluent.errors import BuildError
 from adk_fluent.ir.context_spec import ContextSpec
 from adk_fluent.ir.instruction_keys import template_reads
+from adk_fluent.ir.state_keys import key_problem
 
 
 def _schema_fields(model: Any) -> frozenset[str]:
@@ -33,24 +35,62 @@ def _tool_name(tool: Any) -> str | None:
 
 
 def _check_model(agent: str, model: Any) -> None:
-    """A model is a name (text) or a model object (ADK's BaseLlm); numbers, lists and empty
-    names are refused here, before ADK's validation prints its union of types."""
+    """A model is a name (text) or a model object (ADK's BaseLlm); anything else is refused
+    here, before ADK's validation prints its union of types (or fails on a dict)."""
     if isinstance(model, str):
         if model.strip():
             return
         problem = "an empty model name"
-    elif model is None or isinstance(model, bool | int | float | bytes | list | tuple | set):
-        problem = f"{describe_value(model)} is not a model"
     elif isinstance(model, type):
         problem = f"the class {model.__name__} is not a model (pass an instance)"
+    elif isinstance(model, BuilderBase):
+        problem = f"{model!r} is a builder, not a model"
+    elif model is not None and is_model_object(model):
+        return
     else:
-        return  # a BaseLlm (or a dict ADK turns into one): ADK validates it
+        problem = f"{describe_value(model)} is not a model"
     raise BuildError(
         problem,
         agent=agent,
         field="model",
-        hint="pass a model name such as 'gemini-2.5-flash', or a model object (LiteLlm(...)).",
+        hint="pass a model name such as 'gemini-2.5-flash', or a model object (an ADK BaseLlm "
+        "such as LiteLlm(...)).",
     )
+
+
+def _check_instruction(agent: str, instruction: Any) -> None:
+    """Text, or a function ADK can call with its one argument (the ReadonlyContext)."""
+    if isinstance(instruction, str):
+        return
+    if not callable(instruction) or isinstance(instruction, type | BuilderBase):
+        raise BuildError(
+            f"an instruction must be text or a callable, not {describe_value(instruction)}",
+            agent=agent,
+            field="instruction",
+            hint="e.g. .instruct('Answer the {topic} question.'), or a function of the "
+            "ReadonlyContext returning text.",
+        )
+    check_arity(
+        instruction,
+        1,
+        what="an instruction function",
+        agent=agent,
+        field="instruction",
+        hint="take the ReadonlyContext ADK passes: def instruction(ctx): return '...'.",
+    )
+
+
+def _check_output_key(agent: str, key: Any) -> None:
+    """An output key is a state key name like any other (the S steps' rules)."""
+    problem = key_problem(key)
+    if problem is not None:
+        raise BuildError(
+            f"an output key must be a non-empty state key name, got {describe_value(key)}: "
+            f"{problem}",
+            agent=agent,
+            field="output_key",
+            hint="name the state key the reply goes to, e.g. .outputs('intent').",
+        )
 
 
 def _check_tool(agent: str, tool: Any, earlier: Any) -> None:
@@ -98,6 +138,12 @@ class Agent(Expression, LlmAgentSetters):
     """An LLM agent. `Agent("name", "model").instruct("...")` compiles to ADK's `LlmAgent`."""
 
     _ADK_CLASS = "LlmAgent"
+    _SPELT_DIFFERENTLY = {
+        "named": "an agent is renamed with .clone('new_name'), a copy under the new name "
+        "(.named() is for composites and steps).",
+        "sub_agents": "an agent's sub-agents are given with .delegate(agent, ...) "
+        "(ADK's LLM-driven transfer).",
+    }
 
     # What was not set stays at these class-level defaults (a builder copies only what was set).
     _delegates: tuple[Expression, ...] = ()
@@ -114,22 +160,25 @@ class Agent(Expression, LlmAgentSetters):
     # -- sugar ------------------------------------------------------------------------------
     def instruct(self, instruction: str | Callable[..., Any]) -> Self:
         """The agent's instruction: text with `{key}` / `{key?}` state templates, or a callable."""
-        if (not isinstance(instruction, str) and not callable(instruction)) or isinstance(
-            instruction, type | BuilderBase
-        ):
-            raise BuildError(
-                f"an instruction must be text or a callable, not {describe_value(instruction)}",
-                agent=self._name,
-                field="instruction",
-                hint="e.g. .instruct('Answer the {topic} question.'), or a function of the "
-                "ReadonlyContext returning text.",
-            )
+        _check_instruction(self._name, instruction)
         return self._set_field("instruction", instruction)
 
     def tool(
         self, fn_or_tool: Any, *, require_confirmation: bool | Callable[..., bool] = False
     ) -> Self:
         """Add one tool: a function, an ADK tool or toolset. Optionally ask a person to confirm each call."""
+        # ADK treats any truthy value as "ask": a str such as 'no' would ask on every call
+        if not isinstance(require_confirmation, bool) and (
+            not callable(require_confirmation) or isinstance(require_confirmation, type)
+        ):
+            raise BuildError(
+                "require_confirmation must be True, False or a function, not "
+                f"{describe_value(require_confirmation)}",
+                agent=self._name,
+                field="tools",
+                hint="e.g. .tool(refund, require_confirmation=True), or a function of the "
+                "call's arguments returning whether to ask.",
+            )
         if require_confirmation:
             if not callable(fn_or_tool) or hasattr(fn_or_tool, "run_async"):
                 raise BuildError(
@@ -138,8 +187,6 @@ class Agent(Expression, LlmAgentSetters):
                     field="tools",
                     hint="for an ADK tool object, construct it with require_confirmation yourself.",
                 )
-            from adk_fluent.adk.tools import confirmed_tool
-
             _check_tool(self._name, fn_or_tool, ())
             fn_or_tool = confirmed_tool(fn_or_tool, require_confirmation)
         _check_tool(self._name, fn_or_tool, self._fields.get("tools", ()))
@@ -147,13 +194,7 @@ class Agent(Expression, LlmAgentSetters):
 
     def outputs(self, key: str) -> Self:
         """Declare this agent's role as producing `key`: its final reply is stored in state[key]."""
-        if not isinstance(key, str) or not key.strip():
-            raise BuildError(
-                f"an output key must be a non-empty string, got {describe_value(key)}",
-                agent=self._name,
-                field="output_key",
-                hint="name the state key the reply goes to, e.g. .outputs('intent').",
-            )
+        _check_output_key(self._name, key)  # None too, which the .output_key() setter allows
         return self._set_field("output_key", key)
 
     def delegate(self, *agents: Expression) -> Self:
@@ -214,8 +255,8 @@ class Agent(Expression, LlmAgentSetters):
 
     def clone(self, new_name: str) -> Self:
         """The same agent under another name (so both can sit in one tree)."""
-        other = type(self)(new_name)
-        return self._copy(_name=other.name)
+        other = type(self)(new_name)  # checks the name
+        return self._copy(_name=other._name)
 
     # callback sugar: each accumulates onto ADK's *_callback field
     def before_agent(self, fn: Callable[..., Any]) -> Self:
@@ -250,6 +291,12 @@ class Agent(Expression, LlmAgentSetters):
         """Run `fn(tool, args, tool_context, error)` when a tool raises."""
         return self._add_callbacks("on_tool_error_callback", (fn,))
 
+    def _set_field(self, field: str, value: Any) -> Self:
+        # the generated .output_key() setter (and .outputs()) lands here; None clears the key
+        if field == "output_key" and value is not None:
+            _check_output_key(self._name, value)
+        return super()._set_field(field, value)
+
     # -- IR ---------------------------------------------------------------------------------
     def _build_ir(self) -> LlmAgentNode:
         """The frozen IR node, with the state keys this agent reads and writes; only what was
@@ -261,17 +308,13 @@ class Agent(Expression, LlmAgentSetters):
         for index, tool in enumerate(tools):  # .tools(...) (the generated setter) is checked here
             _check_tool(self._name, tool, tools[:index])
         instruction = fields.get("instruction")
-        if instruction is not None and (
-            isinstance(instruction, type | BuilderBase)
-            or (not isinstance(instruction, str) and not callable(instruction))
-        ):
-            self.instruct(instruction)  # type: ignore[arg-type]  # raises, naming the agent and the field
+        if instruction is not None:  # .instruction(...) (the generated setter) is checked here
+            _check_instruction(self._name, instruction)
         reads = template_reads(fields.get("instruction"))
         extras: dict[str, Any] = {}
         output_key = fields.get("output_key")
+        # an output_schema adds no keys: ADK stores the whole object in state[output_key]
         writes = frozenset((output_key,)) if isinstance(output_key, str) else frozenset()
-        if "output_schema" in fields:
-            writes |= _schema_fields(fields["output_schema"])
         if self._produces is not None:
             writes |= _schema_fields(self._produces)
             extras["produces_type"] = self._produces

@@ -10,9 +10,10 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, NoReturn, Self
 
 from adk_fluent.adk.compat import adk_version, installed_fields, versions_with_field
+from adk_fluent.adk.compile import callback_keywords, takes_keywords
 from adk_fluent.errors import BuildError, FieldNotInstalledError, UnknownSetterError, did_you_mean
 from adk_fluent.ir.depth import recursion_room, tree_depth, walking
 from adk_fluent.ir.names import is_valid_name, name_problem
@@ -105,11 +106,32 @@ def _check_given_step_names(ir: Node) -> None:
         )
 
 
+class BuilderName(str):
+    """A builder's name, as text. Every other ADK field has a setter, so `.name('b')` looks like
+    one; calling the name says how to rename instead of failing with a raw TypeError."""
+
+    rename = ""  # the builder's renaming method ("clone" or "named"), or "" when it has none
+
+    def __call__(self, *args: Any, **kwargs: Any) -> NoReturn:
+        new = args[0][:40] if len(args) == 1 and isinstance(args[0], str) else "new_name"
+        raise BuildError(
+            "the name is read-only: it is given when the builder is made",
+            agent=str(self),
+            field="name",
+            hint=f".{self.rename}({new!r}) is a copy under the new name."
+            if self.rename
+            else f"pass name={new!r} where you make it.",
+        )
+
+
 class BuilderBase:
     """What every builder shares. Every method returns a new builder; none mutates."""
 
     _ADK_CLASS: ClassVar[str] = ""
     _GENERATED_SETTERS: ClassVar[frozenset[str]] = frozenset()
+    # methods people expect (from ADK's fields or other builders) that this builder spells
+    # differently: name -> the hint for an UnknownSetterError
+    _SPELT_DIFFERENTLY: ClassVar[dict[str, str]] = {}
 
     _name: str
     _fields: dict[str, Any]  # ADK fields set through the (generated) setters
@@ -135,7 +157,12 @@ class BuilderBase:
     @property
     def name(self) -> str:
         """The agent's (or composite's) name in the ADK tree."""
-        return self._name
+        name = BuilderName(self._name)
+        kind = type(self)
+        name.rename = (
+            "clone" if hasattr(kind, "clone") else "named" if hasattr(kind, "named") else ""
+        )
+        return name
 
     # -- field setters used by the generated mixins --------------------------------------------
     def _check_field(self, field: str) -> None:
@@ -171,13 +198,32 @@ class BuilderBase:
 
     def _add_callbacks(self, field: str, callbacks: tuple[Callable[..., Any], ...]) -> Self:
         self._check_field(field)
+        keywords = callback_keywords(field)
         for callback in callbacks:
+            if isinstance(callback, type):  # callable, but ADK would construct it per call
+                raise BuildError(
+                    f"the class {callback.__name__} is not a callback",
+                    agent=self._name,
+                    field=field,
+                    hint=f"pass an instance ({callback.__name__}()) or a function.",
+                )
             if not callable(callback):
                 raise BuildError(
                     f"expected a callable, got {type(callback).__name__}",
                     agent=self._name,
                     field=field,
                     hint="pass a function or coroutine function.",
+                )
+            # ADK passes these by keyword; one that does not take them gets them in order
+            if keywords is not None and not takes_keywords(callback, keywords):
+                check_arity(
+                    callback,
+                    len(keywords),
+                    what=f"ADK's {field}",
+                    agent=self._name,
+                    field=field,
+                    hint=f"take ADK's arguments, by these names or in this order: "
+                    f"{', '.join(keywords)}.",
                 )
         return self._copy(
             _fields={**self._fields, field: (*self._fields.get(field, ()), *callbacks)}
@@ -191,7 +237,8 @@ class BuilderBase:
             f"{type(self).__name__} has no method '{attr}'",
             agent=self.__dict__.get("_name"),
             field=attr,
-            hint=did_you_mean(attr, candidates)
+            hint=self._SPELT_DIFFERENTLY.get(attr)
+            or did_you_mean(attr, candidates)
             or f"see help({type(self).__name__}) for its methods.",
         )
 
@@ -220,7 +267,11 @@ class BuilderBase:
 
     def strict(self, *, schema: Any = None, initial_keys: tuple[str, ...] = ()) -> Self:
         """Refuse to build (build / to_app / run) while the contract check finds errors."""
-        strict = StrictOptions(schema, tuple(initial_keys))
+        from adk_fluent.analysis.contracts.checker import checked_schema, initial_key_names
+
+        # checked now, naming this builder, rather than when the tree is built
+        schema = checked_schema(schema, agent=self._name)
+        strict = StrictOptions(schema, initial_key_names(initial_keys, agent=self._name))
         return self._copy(_options=replace(self._options, strict=strict))
 
     @property

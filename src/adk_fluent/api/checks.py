@@ -7,7 +7,9 @@ from typing import Any
 
 from adk_fluent.adk.compat import adk_version
 from adk_fluent.analysis.contracts import ContractReport, check_tree
+from adk_fluent.analysis.contracts.checker import initial_key_names
 from adk_fluent.api.builder import BuilderBase
+from adk_fluent.api.state_schema import StateSchema
 from adk_fluent.errors import BuildError
 from adk_fluent.ir.depth import recursion_room, tree_depth
 from adk_fluent.ir.nodes import Node
@@ -19,11 +21,14 @@ def _resolve(target: Any) -> tuple[Node, BuildOptions, int]:
         return target.to_ir(), target.options, target.ir_depth()
     if isinstance(target, Node):
         return target, BuildOptions(), tree_depth(target)
+    given = f"type {target.__name__}" if isinstance(target, type) else type(target).__name__
+    schema_first = isinstance(target, type) and issubclass(target, StateSchema)
     raise BuildError(
-        f"check_contracts() needs a builder (Agent, Pipeline, ...) or its IR, "
-        f"not {type(target).__name__}",
+        f"check_contracts() needs a builder (Agent, Pipeline, ...) or its IR, not {given}",
         field="pipeline",
-        hint="pass the expression itself, e.g. check_contracts(pipeline).",
+        hint="the pipeline comes first: check_contracts(pipeline, schema=...)."
+        if schema_first
+        else "pass the expression itself, e.g. check_contracts(pipeline).",
     )
 
 
@@ -46,6 +51,7 @@ def check_contracts(
     initial_keys=)` and `.filtered()` apply too.
     """
     root, options, depth = _resolve(target)
+    given_keys = initial_key_names(initial_keys)  # before merging: a str would split into letters
     declared = options.strict
     with recursion_room(depth):  # the data flow is a recursive walk (ir/depth.py)
         return check_tree(
@@ -53,7 +59,7 @@ def check_contracts(
             installed_adk=adk_version(),
             schema=schema if schema is not None else (declared.schema if declared else None),
             strict=strict,
-            initial_keys=(*initial_keys, *(declared.initial_keys if declared else ())),
+            initial_keys=(*given_keys, *(declared.initial_keys if declared else ())),
             target_adk=target_adk,
             visibility_mode=visibility_mode or options.visibility_mode,
             checks=checks,

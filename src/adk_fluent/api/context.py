@@ -10,9 +10,12 @@ later history filter wins, state blocks accumulate.
 
 from __future__ import annotations
 
+from typing import Any
+
 from adk_fluent.api.state_steps import S, StateStep
-from adk_fluent.errors import BuildError
+from adk_fluent.errors import BuildError, UnknownSetterError, did_you_mean
 from adk_fluent.ir.context_spec import ContextSpec
+from adk_fluent.ir.state_keys import key_problem
 from adk_fluent.ir.steps import CaptureTurns
 
 
@@ -32,7 +35,32 @@ def _names(names: tuple[str, ...], what: str, example: str) -> tuple[str, ...]:
     return names
 
 
-class C:
+def _key_name(key: object, what: str, example: str, field: str) -> None:
+    """A name given as a state key follows the same rules as in S steps (key_problem)."""
+    problem = key_problem(key)
+    if problem:
+        raise BuildError(
+            f"{what} needs state key names, got {key!r:.60}: {problem}",
+            field=field,
+            hint=example,
+        )
+
+
+class _CType(type):
+    """Gives a misspelt `C.method` the did-you-mean that builders give."""
+
+    def __getattr__(cls, attr: str) -> Any:
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        methods = [n for n in dir(cls) if not n.startswith("_")]
+        raise UnknownSetterError(
+            f"C has no method '{attr}'",
+            field=attr,
+            hint=did_you_mean(attr, methods) or "see help(C) for its context specs.",
+        )
+
+
+class C(metaclass=_CType):
     """Context transforms: attach with `Agent(...).context(spec)`; combine with `+`."""
 
     @staticmethod
@@ -85,9 +113,10 @@ class C:
     @staticmethod
     def from_state(*keys: str) -> ContextSpec:
         """State values as a delimited context block; alone, it also means no history."""
-        return ContextSpec(
-            "none", state_keys=_names(keys, "C.from_state()", "e.g. C.from_state('intent').")
-        )
+        example = "e.g. C.from_state('intent')."
+        for key in _names(keys, "C.from_state()", example):
+            _key_name(key, "C.from_state()", example, "context")
+        return ContextSpec("none", state_keys=keys)
 
     @staticmethod
     def template(text: str) -> ContextSpec:
@@ -120,4 +149,5 @@ class C:
                 field="key",
                 hint="e.g. C.capture_turns('recent', 3).",
             )
+        _key_name(key, "C.capture_turns(key, n)", "e.g. C.capture_turns('recent', 3).", "key")
         return StateStep(CaptureTurns(key, n))

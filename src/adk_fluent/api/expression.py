@@ -57,6 +57,9 @@ class Expression(BuilderBase, Runnable):
     def __floordiv__(self, other: Any) -> Fallback:
         return _fallback(self, other)
 
+    def __rfloordiv__(self, other: Any) -> Fallback:
+        return _fallback(other, self)
+
     def timeout(self, seconds: float) -> Timeout:
         """This step under a deadline: cancelled after `seconds`, with an error event saying so."""
         return Timeout(self, seconds)
@@ -284,6 +287,16 @@ def until(predicate: Callable[[Any], bool], *, max: int = 10) -> Until:  # noqa:
     return Until(predicate, max)
 
 
+def _check_max_iterations(value: Any, loop: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise BuildError(
+            f"max_iterations must be a positive int, got {describe_value(value)}",
+            agent=loop,
+            field="max_iterations",
+            hint="e.g. Loop(body, max_iterations=3), or body * 3.",
+        )
+
+
 class Loop(_Composite, LoopAgentSetters):
     """Repeat a body (ADK's LoopAgent) up to `max_iterations`, or until a condition holds."""
 
@@ -309,18 +322,15 @@ class Loop(_Composite, LoopAgentSetters):
         if until is not None and max_iterations is None:
             max_iterations = until.max
         if max_iterations is not None:
-            if (
-                isinstance(max_iterations, bool)
-                or not isinstance(max_iterations, int)
-                or max_iterations < 1
-            ):
-                raise BuildError(
-                    f"max_iterations must be a positive int, got {describe_value(max_iterations)}",
-                    agent=self._name,
-                    field="max_iterations",
-                    hint="e.g. Loop(body, max_iterations=3), or body * 3.",
-                )
+            _check_max_iterations(max_iterations, self._name)
             self._fields = {"max_iterations": max_iterations}
+
+    def _set_field(self, field: str, value: Any) -> Self:
+        # the generated .max_iterations() setter gets the same check as Loop(max_iterations=n):
+        # ADK would loop forever on 0 (1.x) or never run the body (2.x)
+        if field == "max_iterations" and value is not None:
+            _check_max_iterations(value, self._name)
+        return super()._set_field(field, value)
 
     def _build_ir(self) -> LoopAgentNode:
         children = self._child_irs()

@@ -17,6 +17,7 @@ from adk_fluent.api.expression import Expression, as_step, describe_value
 from adk_fluent.errors import BuildError
 from adk_fluent.ir.names import slug
 from adk_fluent.ir.nodes import RouteNode, RouteRule
+from adk_fluent.ir.state_keys import key_problem
 
 
 class Route(Expression):
@@ -25,9 +26,10 @@ class Route(Expression):
     def __init__(
         self, key: str, *, normalize: bool | Callable[[str], Any] = True, name: str | None = None
     ) -> None:
-        if not isinstance(key, str) or not key.strip():
+        problem = key_problem(key)  # the same key rules as S steps and C.from_state
+        if problem:
             raise BuildError(
-                f"Route(key) needs the state key to route on, got {describe_value(key)}",
+                f"Route(key) needs the state key to route on, got {describe_value(key)}: {problem}",
                 field="key",
                 hint="e.g. Route('intent') after an agent with .outputs('intent').",
             )
@@ -61,6 +63,14 @@ class Route(Expression):
 
     def _add(self, op: str, value: Any, branch: Any) -> Self:
         step = as_step(branch, f"Route('{self._key}').{op}")
+        if isinstance(value, Expression):  # no state value ever equals a builder
+            raise BuildError(
+                f"Route('{self._key}').{op}(value, branch) got {describe_value(value)} as the "
+                "value: no state value equals a builder, so the branch could never run",
+                agent=self._name,
+                field=op,
+                hint=f"the value comes first, then the branch: .{op}('booking', agent).",
+            )
         return self._copy(_rules=(*self._rules, (RouteRule(op, value), step)))
 
     def _compare(self, op: str, value: Any, branch: Any) -> Self:

@@ -125,9 +125,41 @@ def _own_fields(cls: type) -> dict[str, StateFieldRef]:
             scope=scope.name,
             schema=cls,
             has_default=has_default,
-            default=cls.__dict__.get(name),
+            default=_checked_default(cls, name, tp, cls.__dict__[name]) if has_default else None,
         )
     return fields
+
+
+def _checked_default(cls: type, name: str, tp: Any, default: Any) -> Any:
+    """The default as a read returns it; one a write of the field would refuse (an int field
+    defaulting to 'three') is refused here, so reads of the unset key never return it."""
+    if tp is UNKNOWN or tp is Any or isinstance(tp, str):
+        return default
+    from pydantic import TypeAdapter, ValidationError
+
+    try:
+        adapter = TypeAdapter(tp)
+    except Exception:  # a type pydantic cannot check: reads return the default as given
+        return default
+    try:
+        return adapter.validate_python(default, strict=True)
+    except ValidationError as error:
+        failed = error
+    if isinstance(default, dict | list):  # a model's or a collection's plain data, as writes take
+        try:
+            return adapter.validate_python(default)
+        except ValidationError as error:
+            failed = error
+    declared = type_name(tp)
+    fix = (
+        f"declare it '{declared} | None = None' to default to None"
+        if default is None
+        else f"make the default a {declared}"
+    )
+    raise SchemaCompositionError(
+        f"{cls.__name__}.{name} is declared {declared}, but its default {_short(default)} "
+        f"does not fit: {failed.errors()[0].get('msg')}; hint: {fix}, or change the field's type."
+    )
 
 
 def _same_declaration(a: StateFieldRef, b: StateFieldRef) -> bool:
@@ -162,7 +194,21 @@ class _FieldDescriptor:
         instance._delete(self.ref)
 
 
-class StateSchema:
+class _SchemaClass(type):
+    """StateSchema's metaclass: a field the class does not declare (`Billing.intnet`) is a
+    StateFieldError with did-you-mean; it is an AttributeError, so hasattr() probes still work."""
+
+    def __getattr__(cls, name: str) -> Any:
+        if name.startswith("_"):  # dunder and private probes (copy, pydantic, inspect): as usual
+            raise AttributeError(name)
+        fields = getattr(cls, "__state_fields__", {})
+        hint = did_you_mean(name, [*fields, *_RESERVED]) or (
+            f"declared fields: {', '.join(sorted(fields))}." if fields else "declare it first."
+        )
+        raise StateFieldError(f"{cls.__name__} has no field '{name}'; hint: {hint}")
+
+
+class StateSchema(metaclass=_SchemaClass):
     """Declare state keys with types and scopes; subclass it (see the module docstring)."""
 
     __state_fields__: ClassVar[dict[str, StateFieldRef]] = {}
@@ -294,9 +340,13 @@ class StateSchema:
                 try:
                     checked = adapter.validate_python(value)
                 except ValidationError as error:
+                    first = error.errors()[0]
+                    at = ".".join(map(str, first.get("loc", ())))
                     raise StateTypeError(
                         f"{type(self).__name__}.{ref.name} is declared {type_name(ref.type)}; "
-                        f"{_short(value)} does not fit: {error.errors()[0].get('msg')}."
+                        f"{_short(value)} does not fit: {first.get('msg')}"
+                        + (f" (at {at})" if at else "")
+                        + ". Hint: fix that part of the value, or change the field's type."
                     ) from None
             # JSON form: what every session store (memory or database) keeps the same way
             stored = adapter.dump_python(checked, mode="json")
@@ -371,10 +421,13 @@ def _state_of(cls: type, context: Any) -> tuple[Any, bool]:
             field="bind",
             hint="bind the ToolContext or CallbackContext ADK passes to your tool or callback.",
         )
+    given = "None" if context is None else type(context).__name__
     raise BuildError(
         f"{cls.__name__}.bind() needs a ToolContext, CallbackContext or a state mapping, "
-        f"not {type(context).__name__}",
+        f"not {given}",
         field="bind",
+        hint="bind the tool_context / callback_context ADK passes to your function (reads and "
+        "writes), or a state mapping such as a tap's state (reads only).",
     )
 
 

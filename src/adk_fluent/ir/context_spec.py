@@ -7,6 +7,19 @@ ADK room's context views (adk/context_view) and the contract checker.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+from adk_fluent.errors import BuildError, did_you_mean
+
+# The history filters the context views know (adk/context_view selects events by these).
+HISTORY_FILTERS: tuple[str, ...] = (
+    "default",
+    "none",
+    "user_only",
+    "from_agents",
+    "exclude_agents",
+    "last_n_turns",
+)
 
 
 @dataclass(frozen=True)
@@ -22,9 +35,30 @@ class ContextSpec:
     templates: tuple[str, ...] = ()
     history_set: bool = False  # whether this spec chose a history filter (for `+`)
 
-    def __add__(self, other: ContextSpec) -> ContextSpec:
+    def __post_init__(self) -> None:
+        # a hand-made spec is checked here, not when a turn's view is assembled
+        if self.history not in HISTORY_FILTERS:
+            history = self.history if isinstance(self.history, str) else type(self.history).__name__
+            guess = did_you_mean(history, HISTORY_FILTERS)
+            raise BuildError(
+                f"ContextSpec history {history!r:.60} is not a history filter",
+                field="context",
+                hint=(f"{guess} " if guess else "")
+                + "build specs with C: C.default(), C.none(), C.user_only(), "
+                "C.from_agents(...), C.exclude_agents(...), C.last_n_turns(n).",
+            )
+        if self.history == "last_n_turns" and (
+            isinstance(self.turns, bool) or not isinstance(self.turns, int) or self.turns < 1
+        ):
+            raise BuildError(
+                f"ContextSpec 'last_n_turns' needs a positive int turns, got {self.turns!r:.40}",
+                field="context",
+                hint="e.g. C.last_n_turns(3).",
+            )
+
+    def __add__(self, other: object) -> ContextSpec:
         if not isinstance(other, ContextSpec):
-            return NotImplemented
+            return _refuse_step(other)
         if other.history_set:
             source = other
         elif self.history_set:
@@ -39,6 +73,9 @@ class ContextSpec:
             templates=(*self.templates, *other.templates),
             history_set=self.history_set or other.history_set,
         )
+
+    def __radd__(self, other: object) -> ContextSpec:
+        return _refuse_step(other)
 
     @property
     def reads_keys(self) -> frozenset[str]:
@@ -64,3 +101,18 @@ class ContextSpec:
             parts.append(f"from_state({', '.join(self.state_keys)})")
         parts.extend("template" for _ in self.templates)
         return " + ".join(parts)
+
+
+def _refuse_step(other: object) -> Any:
+    """`+` joins views only: a step or agent builder there (C.capture is a step) is refused
+    with a hint; anything else is Python's TypeError (NotImplemented)."""
+    name = getattr(other, "name", None)
+    if not (isinstance(name, str) and callable(getattr(other, "to_ir", None))):
+        return NotImplemented
+    raise BuildError(
+        f"'{name[:60]}' is a step, not part of a context view: it cannot join a spec with `+`",
+        agent=name[:60],
+        field="context",
+        hint="run it in the pipeline with >>: C.capture('q') >> Agent(...).context(spec); "
+        "`+` combines C specs, e.g. C.user_only() + C.from_state('q').",
+    )

@@ -4,15 +4,46 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable, Iterator
 
 from adk_fluent.ir.state_keys import SCOPE_PREFIXES
 
-# ADK substitutes `{name}` and `{name?}` where name is an identifier, optionally scoped with
-# app:, user: or temp:. `{artifact.x}` refers to an artifact, not state. A doubled `{{x}}` is
-# matched first and left alone: ADK versions disagree on what it means (docs/context.md), so it is
-# not a reliable read, and adk-fluent's own templates keep it literal.
-_SCOPES = "|".join(re.escape(prefix) for prefix in SCOPE_PREFIXES)
-TEMPLATE_VAR = re.compile(r"\{\{[^{}]*\}\}|\{((?:" + _SCOPES + r")?[A-Za-z_][A-Za-z0-9_]*)(\?)?\}")
+# ADK (1.25 and 2.x alike) takes what is inside a pair of braces, strips the spaces around it,
+# drops one trailing `?` (optional) and reads state only when what is left is an identifier
+# (`str.isidentifier()`, so `café` too), optionally scoped with app:, user: or temp:
+# (`_is_valid_state_name`); `{artifact.x}` refers to an artifact, and other braces stay text.
+# A doubled `{{x}}` is matched first and left alone: ADK versions disagree on what it means
+# (docs/context.md), so it is not a reliable read, and adk-fluent's own templates keep it literal.
+# Group 1 is the candidate name (None for a doubled pair), group 2 the `?`.
+_CANDIDATE = re.compile(r"\{\{[^{}]*\}\}|\{\s*([^{}]*?)(\?)?\s*\}")
+
+
+def is_state_name(name: str) -> bool:
+    """ADK's rule for a template name that reads state: an identifier, optionally scoped."""
+    scope, colon, rest = name.partition(":")
+    if not colon:
+        return name.isidentifier()
+    return scope + colon in SCOPE_PREFIXES and rest.isidentifier()
+
+
+def _counts(match: re.Match[str]) -> bool:
+    return match.group(1) is None or is_state_name(match.group(1))
+
+
+class _TemplateVars:
+    """`{key}` / `{key?}` as ADK substitutes them, used like a compiled pattern (`finditer`,
+    `sub`): a match's group 1 is the key and group 2 the `?`; a doubled `{{...}}` matches with
+    group 1 None; any other braces never match. (Python's re cannot say "identifier" exactly,
+    so each candidate is checked with ADK's own rule.)"""
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return (match for match in _CANDIDATE.finditer(text) if _counts(match))
+
+    def sub(self, repl: Callable[[re.Match[str]], str], text: str) -> str:
+        return _CANDIDATE.sub(lambda m: repl(m) if _counts(m) else m.group(0), text)
+
+
+TEMPLATE_VAR = _TemplateVars()
 
 
 def template_reads(instruction: object) -> frozenset[str]:

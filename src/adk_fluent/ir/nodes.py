@@ -184,14 +184,24 @@ def iter_paths(node: Node, prefix: tuple[str, ...] = ()) -> Iterator[tuple[tuple
 
 
 def body_output_key(node: Node) -> str | None:
-    """The state key whose value counts as a map_over body's output (its output_key)."""
+    """The state key whose value counts as a map_over body's output: the output_key of its last
+    agent. Zero-cost steps after it (S.*, tap) are skipped, as `final_replier` skips them, so a
+    trailing `S.transform` of that key changes what is collected."""
     if isinstance(node, LlmAgentNode):
         return node.output_key if isinstance(node.output_key, str) else None
-    return body_output_key(node.children[-1]) if node.children else None
+    children = node.children
+    if isinstance(node, SequentialAgentNode):
+        children = tuple(child for child in children if not child.ZERO_COST)
+    return body_output_key(children[-1]) if children else None
 
 
 def final_replier(body: Node) -> str | None:
-    """The LLM agent whose final reply a map_over collects from `body` when it has no output key."""
-    while isinstance(body, SequentialAgentNode) and body.children:
-        body = body.children[-1]
+    """The LLM agent whose final reply a map_over collects from `body` when it has no output key:
+    the last of a (nested) sequence that emits text. Zero-cost steps (S.*, tap) emit none, so
+    one after the agent leaves its reply the last (MapOverAgent keeps the last final reply)."""
+    while isinstance(body, SequentialAgentNode):
+        speaking = [child for child in body.children if not child.ZERO_COST]
+        if not speaking:
+            return None
+        body = speaking[-1]
     return body.name if isinstance(body, LlmAgentNode) else None

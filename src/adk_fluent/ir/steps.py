@@ -8,7 +8,8 @@ Each record carries both halves of what a step is:
 
 Keeping both on one record is what keeps them in step: a new kind of step is one new class here.
 Keys scoped `app:`, `user:` or `temp:` are never touched by `pick` (it only clears session keys);
-`drop` clears exactly the keys it names.
+`drop` clears exactly the keys it names. A key whose value is None is a deleted key: every step
+reads it as missing (`_missing`).
 
 A step that cannot do its work raises `StepFailed` (a StateStepError with a stable `code`); the
 ADK agent that runs it turns that, and any exception from a user's function, into one error
@@ -27,7 +28,7 @@ from typing import Any, ClassVar, Protocol
 from adk_fluent.errors import StateWriteError, StepFailed
 from adk_fluent.ir.effects import Read, StepEffects, Write
 from adk_fluent.ir.names import slug
-from adk_fluent.ir.state_keys import is_session_key
+from adk_fluent.ir.state_keys import is_session_key, key_problem
 from adk_fluent.ir.values import fresh, frozen
 
 LOGGER_NAME = "adk_fluent.state"
@@ -40,6 +41,11 @@ GUARD_FAILED = "STATE_GUARD_FAILED"
 STEP_RAISED = "STATE_STEP_RAISED"
 BAD_RESULT = "STATE_STEP_BAD_RESULT"
 NOT_STORABLE = "STATE_VALUE_NOT_STORABLE"
+
+
+def _missing(state: Mapping[str, Any], key: str) -> bool:
+    """Whether a key is absent or deleted: writing None is how a step deletes (ADK has no delete)."""
+    return state.get(key) is None
 
 
 class RunView(Protocol):
@@ -118,7 +124,7 @@ class SetDefaults(Step):
         return tuple(k for k, _ in self.values)
 
     def apply(self, state: Mapping[str, Any], run: RunView, step: str) -> dict[str, Any]:
-        return {k: fresh(v) for k, v in self.values if state.get(k) is None}
+        return {k: fresh(v) for k, v in self.values if _missing(state, k)}
 
     def effects(self) -> StepEffects:
         return StepEffects(
@@ -140,7 +146,7 @@ class Merge(Step):
         return (*self.keys, "into", self.into)
 
     def apply(self, state: Mapping[str, Any], run: RunView, step: str) -> dict[str, Any]:
-        missing = [k for k in self.keys if k not in state]
+        missing = [k for k in self.keys if _missing(state, k)]
         if missing:
             raise StepFailed(
                 KEY_MISSING,
@@ -193,7 +199,7 @@ class Drop(Step):
         return self.keys
 
     def apply(self, state: Mapping[str, Any], run: RunView, step: str) -> dict[str, Any]:
-        return {k: None for k in self.keys if k in state and state[k] is not None}
+        return {k: None for k in self.keys if not _missing(state, k)}
 
     def effects(self) -> StepEffects:
         return StepEffects(
@@ -215,7 +221,7 @@ class Rename(Step):
     def apply(self, state: Mapping[str, Any], run: RunView, step: str) -> dict[str, Any]:
         delta: dict[str, Any] = {}
         for old, new in self.pairs:
-            if old in state and state[old] is not None:
+            if not _missing(state, old):
                 delta[new] = state[old]
                 delta.setdefault(old, None)
         return delta
@@ -239,7 +245,7 @@ class Transform(Step):
         return (self.key,)
 
     def apply(self, state: Mapping[str, Any], run: RunView, step: str) -> dict[str, Any]:
-        if self.key not in state:
+        if _missing(state, self.key):
             raise StepFailed(
                 KEY_MISSING,
                 f"step '{step}': S.transform('{self.key}', ...) but state has no "
@@ -380,6 +386,14 @@ class FunctionStep(Step):
                 f"step '{step}': a function step must return a dict of state changes (or None), "
                 f"got {type(result).__name__}",
             )
+        for key in result:  # checked here, or ADK's EventActions fails with a pydantic trace
+            problem = key_problem(key)
+            if problem is not None:
+                raise StepFailed(
+                    BAD_RESULT,
+                    f"step '{step}': the function step returned the state key {key!r:.60}: "
+                    f"{problem}. Return a dict whose keys are state key names.",
+                )
         return dict(result)
 
     def effects(self) -> StepEffects:

@@ -89,6 +89,7 @@ class Engine:
     ) -> Any:
         from adk_fluent.adk.app import build_app
 
+        _check_config(config)
         mode = visibility_mode(options, config)
         return build_app(
             _checked(ir, options, backend, mode),
@@ -397,12 +398,7 @@ def _check_settings(
 ) -> None:
     """Every run option has the type it needs; unknown names get a did-you-mean."""
     _check_services(services)
-    if config is not None and not isinstance(config, ExecutionConfig):
-        raise BuildError(
-            f"config must be an ExecutionConfig, not {type(config).__name__}",
-            field="config",
-            hint="e.g. config=ExecutionConfig(app_name='support', max_llm_calls=20).",
-        )
+    _check_config(config)
     if backend is not None and not callable(getattr(backend, "model_for", None)):
         raise BuildError(
             f"backend must be a test backend such as mock_backend(...), not "
@@ -427,6 +423,16 @@ def _check_settings(
             field="session_store",
             hint="give one: session_store='sqlite:///s.db' opens a store, "
             "session_service=... uses one you built.",
+        )
+
+
+def _check_config(config: Any) -> None:
+    """`config` (of run(), to_app(), to_runner()) is None or an ExecutionConfig."""
+    if config is not None and not isinstance(config, ExecutionConfig):
+        raise BuildError(
+            f"config must be an ExecutionConfig, not {type(config).__name__}",
+            field="config",
+            hint="e.g. config=ExecutionConfig(app_name='support', max_llm_calls=20).",
         )
 
 

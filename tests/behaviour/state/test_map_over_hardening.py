@@ -113,3 +113,17 @@ async def test_map_over_a_value_that_is_not_a_list_ends_the_run(sqlite_url):
     assert error.error_code == "MAP_OVER_NOT_A_LIST"
     assert "map_over 'map_docs': state['docs'] is a str, not a list" in error.error_message
     assert backend.requests == {}
+
+
+@pytest.mark.parametrize("concurrency", [1, 2])
+async def test_steps_after_the_body_s_agent_still_collect_its_output_key(sqlite_url, concurrency):
+    """A body `agent.outputs(k) >> S.transform(k, ...)` collects state[k] after the transform
+    (the agent's output, as the step left it), not the agent's raw reply text."""
+    trailing = body() >> S.transform("out", str.upper) >> S.set(seen=True)
+    pipeline = S.set(docs=["a", "b"]) >> map_over(
+        "docs", trailing, item_key="doc", output_key="outs", concurrency=concurrency
+    )
+    backend = mock_backend({"worker": [_echo, _echo]})
+    await pipeline.run("go", backend=backend, session_id="t", session_store=sqlite_url)
+    session = await reloaded(pipeline, sqlite_url, "t")
+    assert session.state["outs"] == ["DONE A", "DONE B"]

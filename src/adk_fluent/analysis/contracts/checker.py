@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import cached_property
-from typing import Any
+from typing import Any, get_args
 
 from adk_fluent.analysis.contracts.dataflow import YES, DataflowResult, ReadRecord, analyse
 from adk_fluent.analysis.contracts.effects import REF_CHANNELS
@@ -16,9 +17,10 @@ from adk_fluent.analysis.contracts.report import (
     Satisfied,
     Severity,
 )
-from adk_fluent.errors import ContractError, did_you_mean
+from adk_fluent.errors import BuildError, ContractError, did_you_mean
 from adk_fluent.ir.nodes import LlmAgentNode, Node, iter_paths, walk
-from adk_fluent.ir.options import StrictOptions
+from adk_fluent.ir.options import StrictOptions, VisibilityMode
+from adk_fluent.ir.state_keys import key_problem
 
 
 class CheckContext:
@@ -35,11 +37,17 @@ class CheckContext:
         visibility_mode: str | None = None,
     ) -> None:
         self.root = root
-        self.schema = schema
-        self.initial_keys = frozenset(initial_keys)
+        self.schema = checked_schema(schema)
+        self.initial_keys = frozenset(initial_key_names(initial_keys))
         self.installed_adk = target_adk is None
         self.target_version = target_adk or installed_adk
-        self.target_major = int(self.target_version.split(".", 1)[0])
+        self.target_major = _major(target_adk, self.target_version)
+        if visibility_mode not in (None, *get_args(VisibilityMode)):
+            raise BuildError(
+                f"unknown visibility mode {_short(visibility_mode)}",
+                field="visibility_mode",
+                hint="use 'annotated' (the default) or 'filtered'.",
+            )
         self.visibility_mode = visibility_mode or "annotated"
 
     @cached_property
@@ -105,6 +113,69 @@ class CheckContext:
         """Build an Issue; `node` is a node or a node name."""
         name = node if isinstance(node, str) else getattr(node, "name", str(node))
         return Issue(severity, code, name, path or self.path_of(name), key, subject, message, hint)
+
+
+# -- the options, checked before any check runs (a wrong one is a BuildError, never a raw trace) --
+def checked_schema(schema: Any, *, agent: str | None = None) -> Any:
+    """`schema` if it is None or a StateSchema class (what the checks read), else a BuildError."""
+    protocol = ("field_refs", "field_for_key", "keys")  # StateSchema's API (api/ declares it)
+    if schema is None or (
+        isinstance(schema, type) and all(callable(getattr(schema, n, None)) for n in protocol)
+    ):
+        return schema
+    what = f"the class {schema.__name__}" if isinstance(schema, type) else _short(schema)
+    raise BuildError(
+        f"schema must be a StateSchema subclass, not {what}",
+        agent=agent,
+        field="schema",
+        hint="declare the state's keys in one (class State(StateSchema): intent: str); a "
+        "pydantic model describes one agent's reply: use .produces(Model) / .consumes(Model).",
+    )
+
+
+def initial_key_names(keys: Any, *, agent: str | None = None) -> tuple[str, ...]:
+    """`initial_keys` as a tuple of state keys; a lone str (it would split into letters), None
+    or a name no state key can have is a BuildError."""
+    if isinstance(keys, str) or not isinstance(keys, Iterable):
+        example = repr([keys]) if isinstance(keys, str) else "['tenant']"
+        raise BuildError(
+            f"initial_keys must be a list of state keys, not {_short(keys)}",
+            agent=agent,
+            field="initial_keys",
+            hint=f"e.g. initial_keys={example}, or leave it out when the run starts empty.",
+        )
+    names = tuple(keys)
+    for key in names:
+        problem = key_problem(key)
+        if problem:
+            raise BuildError(
+                f"initial key {_short(key)}: {problem}",
+                agent=agent,
+                field="initial_keys",
+                hint="name each key the app sets before the run, e.g. initial_keys=['tenant'].",
+            )
+    return names
+
+
+def _major(target_adk: Any, version: str) -> int:
+    """The major release of the version to judge by; `target_adk` must look like '1.25.0'."""
+    if target_adk is None or (isinstance(target_adk, str) and re.match(r"\d+(\.|$)", target_adk)):
+        return int(version.split(".", 1)[0])
+    example = f"'{target_adk}.0.0'" if isinstance(target_adk, int) else "'1.25.0'"
+    raise BuildError(
+        f"target_adk must be a google-adk version, not {_short(target_adk)}",
+        field="target_adk",
+        hint=f"e.g. target_adk={example}, or leave it out to judge by the installed google-adk.",
+    )
+
+
+def _short(value: Any) -> str:
+    text = (
+        repr(value)
+        if isinstance(value, str) or value is None
+        else f"{type(value).__name__} {value!r}"
+    )
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _satisfied(records: list[ReadRecord], subject: Any) -> tuple[Satisfied, ...]:
@@ -185,11 +256,12 @@ def enforce_strict(
     root: Node, options: StrictOptions, visibility_mode: str | None, installed_adk: str
 ) -> None:
     """What `.strict()` builds run: refuse to compile a tree whose contract check has errors."""
+    # `.strict(schema=..., initial_keys=...)` belong to the root: errors name it
     report = check_tree(
         root,
         installed_adk=installed_adk,
-        schema=options.schema,
-        initial_keys=options.initial_keys,
+        schema=checked_schema(options.schema, agent=root.name),
+        initial_keys=initial_key_names(options.initial_keys, agent=root.name),
         visibility_mode=visibility_mode,
     )
     if report.errors:

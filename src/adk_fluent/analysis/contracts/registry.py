@@ -15,6 +15,7 @@ yields Issues. `check_contracts(..., checks=[...])` runs a subset by name.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -41,19 +42,89 @@ _REGISTRY: dict[str, CheckSpec] = {}
 
 
 def register_check(
-    name: str | None = None, *, codes: Iterable[str] = (), description: str = ""
+    name: str | None = None,
+    *,
+    codes: Iterable[str] = (),
+    description: str = "",
+    replace: bool = False,
 ) -> Callable[[CheckFn], CheckFn]:
-    """Decorator: add a check (a function of the CheckContext yielding Issues) to every run."""
+    """Decorator: add a check (a function of the CheckContext yielding Issues) to every run.
+
+    A name that is taken is refused unless `replace=True` (or `unregister_check(name)` first).
+    """
+    if callable(name):  # `@register_check` without (): the function arrived as the name
+        raise BuildError(
+            f"register_check was given the function {getattr(name, '__name__', '?')!r} itself",
+            field="register_check",
+            hint="write @register_check() or @register_check('my-check') above it (with the "
+            "parentheses).",
+        )
+    if name is not None and (not isinstance(name, str) or not name):
+        raise BuildError(
+            f"a check's name must be non-empty text, not {_short(name)}",
+            field="register_check",
+            hint="e.g. @register_check('no-shouting'), or @register_check() for the function's name.",
+        )
+    code_names = _code_names(codes)
 
     def decorate(fn: CheckFn) -> CheckFn:
-        check_name = name or fn.__name__
+        check_name = name or getattr(fn, "__name__", "")
+        if not callable(fn) or not check_name:
+            raise BuildError(
+                f"check {check_name or name!r} must be a function of the CheckContext, "
+                f"not {_short(fn)}",
+                field="register_check",
+                hint="decorate a function: def my_check(ctx): yield ctx.issue(...).",
+            )
+        if not _takes_context(fn):
+            raise BuildError(
+                f"check {check_name!r} must take the CheckContext as its one argument",
+                field="register_check",
+                hint="define it as def my_check(ctx): ... (ctx: root, flow, schema, issue()).",
+            )
+        if check_name in _REGISTRY and not replace:
+            raise BuildError(
+                f"a contract check named {check_name!r} is already registered",
+                field="register_check",
+                hint=f"pick another name, or replace it: unregister_check({check_name!r}) "
+                f"first, or register_check({check_name!r}, replace=True).",
+            )
         doc = (fn.__doc__ or "").strip().splitlines()
         _REGISTRY[check_name] = CheckSpec(
-            check_name, fn, tuple(codes), description or (doc[0] if doc else "")
+            check_name, fn, code_names, description or (doc[0] if doc else "")
         )
         return fn
 
     return decorate
+
+
+def _takes_context(fn: Callable[..., Any]) -> bool:
+    """Whether `fn(ctx)` binds (a callable whose signature cannot be read gets the benefit)."""
+    try:
+        inspect.signature(fn).bind(object())
+    except TypeError:
+        return False
+    except ValueError:
+        return True
+    return True
+
+
+def _code_names(codes: Any) -> tuple[str, ...]:
+    """`codes` as a tuple of issue codes; a lone str is refused (it would split into letters)."""
+    names = tuple(codes) if isinstance(codes, Iterable) and not isinstance(codes, str) else None
+    if names is not None and all(isinstance(code, str) and code for code in names):
+        return names
+    example = f"({codes!r},)" if isinstance(codes, str) else "('shouting',)"
+    raise BuildError(
+        f"codes must be a list of issue codes, not {_short(codes)}",
+        field="codes",
+        hint=f"e.g. codes={example}: the codes the check's issues may carry.",
+    )
+
+
+def _short(value: Any) -> str:
+    text = f"{type(value).__name__} {value!r}"
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def unregister_check(name: str) -> None:
@@ -70,13 +141,22 @@ def select_checks(names: Iterable[str] | None) -> tuple[CheckSpec, ...]:
     """The named checks (all when `names` is None); an unknown name is a clear error."""
     if names is None:
         return registered_checks()
+    if isinstance(names, str) or not isinstance(names, Iterable):  # a str would split into letters
+        raise BuildError(
+            f"checks must be a list of check names, not {_short(names)}",
+            field="checks",
+            hint=f"e.g. checks=[{names!r}]; registered: {', '.join(_REGISTRY)}.",
+        )
     chosen = []
     for name in names:
-        if name not in _REGISTRY:
+        if not isinstance(name, str) or name not in _REGISTRY:
+            close = did_you_mean(name, _REGISTRY) if isinstance(name, str) else None
             raise BuildError(
-                f"no contract check named {name!r}",
+                f"no contract check named {name!r}"
+                if isinstance(name, str)
+                else f"a check name must be text, not {_short(name)}",
                 field="checks",
-                hint=did_you_mean(name, _REGISTRY) or f"registered: {', '.join(_REGISTRY)}.",
+                hint=close or f"registered: {', '.join(_REGISTRY)}.",
             )
         chosen.append(_REGISTRY[name])
     return tuple(chosen)
