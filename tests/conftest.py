@@ -151,10 +151,10 @@ def fresh_db_service(url: str):
     return service
 
 
-@pytest.fixture(autouse=True)
-async def _close_db_services():
-    """Dispose the engines tests opened, so no connection outlives its event loop."""
-    yield
+async def close_opened_stores() -> None:
+    """Dispose the engines a test opened, so no connection outlives its event loop. Run after
+    every behaviour and integration test (their conftests); a unit test opens none, and an async
+    fixture would cost each of them an event loop."""
     from adk_fluent import close_session_stores
 
     await close_session_stores()
