@@ -41,3 +41,12 @@ def copy_checkout(destination: Path) -> Path:
         if source.exists():
             shutil.copytree(source, destination / name, ignore=ignore)
     return destination
+
+
+def assert_friendly(code: int, output: str, *fragments: str) -> None:
+    """A CLI error as users should see it: exit code 2, "error:" and "hint:", no traceback."""
+    assert code == 2, output
+    assert "error:" in output and "hint:" in output
+    assert "Traceback" not in output
+    for fragment in fragments:
+        assert fragment in output

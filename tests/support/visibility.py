@@ -9,7 +9,7 @@ from typing import Any
 from google.adk.runners import Runner
 from google.genai import types
 
-from adk_fluent import restore_content
+from adk_fluent import Agent, restore_content
 from adk_fluent.testing import mock_backend
 from tests.conftest import fresh_db_service
 
@@ -113,3 +113,14 @@ async def run_turn(
 
 
 WAYS = ["fluent", "runner"]
+
+
+def hidden_flow():
+    """A hidden pipeline with a gate inside: the agents around it are hidden, the gate is not."""
+    from adk_fluent import gate
+
+    return (
+        Agent("drafter").outputs("draft")
+        >> gate(lambda s: True, "Send it?", name="check")
+        >> Agent("sender").instruct("Send: {draft}").outputs("sent")
+    ).hide()

@@ -1,5 +1,5 @@
-"""The checker's API: reports (text, JSON, iteration), strictness, `.strict()` builds, the check
-registry, and version-dependent judgement."""
+"""A `.strict()` pipeline with contract errors is refused before any model is called (the checker's
+API without a Runner is in tests/unit/contracts/test_contracts_api.py)."""
 
 from __future__ import annotations
 
@@ -7,29 +7,13 @@ import pytest
 
 from adk_fluent import (
     Agent,
-    C,
     ContractError,
-    Route,
 )
 from adk_fluent.testing import mock_backend
 
 
 def broken():
     return Agent("classifier").outputs("intent") >> Agent("booker").instruct("Book {intnet}.")
-
-
-def warned():
-    return (
-        Agent("classifier").outputs("intent")
-        >> Route("intent").eq("x", Agent("a").outputs("k")).otherwise(Agent("b"))
-        >> Agent("presenter").instruct("{k}").context(C.user_only())
-    )
-
-
-def clean():
-    return Agent("classifier").outputs("intent") >> Agent("booker").instruct(
-        "Book {intent}."
-    ).context(C.user_only())
 
 
 async def test_strict_builder_refuses_to_run_before_any_model_call():

@@ -1,67 +1,22 @@
-"""StateSchema: typed, scoped declarations; composition; `.reads()` / `.writes()`; and
-`Schema.bind(ctx)` in a real tool on the real ADK Runner, persisted through SQLite."""
+"""StateSchema at run time: `Schema.bind(ctx)` in a real tool on the real ADK Runner, persisted
+through SQLite and read back typed."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import pytest
-from pydantic import BaseModel
 
 from adk_fluent import (
     Agent,
-    AppScoped,
-    StateFieldError,
     StateKeyError,
-    StateSchema,
-    StateTypeError,
     StateWriteError,
-    Temp,
-    UserScoped,
     tap,
 )
 from adk_fluent.testing import call, mock_backend
 from tests.conftest import fresh_db_service
+from tests.support.schemas import Profile, Ticketing, open_ticket
 
 
-class Profile(BaseModel):
-    name: str
-    vip: bool = False
-
-
-class Ticketing(StateSchema):
-    intent: str
-    ticket_id: str
-    attempts: int = 0
-    profile: Profile | None = None
-    tier: Annotated[str, UserScoped]
-    release: Annotated[str, AppScoped]
-    scratch: Annotated[dict, Temp]
-
-
-class Ticket(BaseModel):
-    attempts: str
-
-
-# -- run time: Schema.bind in a real tool --------------------------------------------------------
-def open_ticket(summary: str, tool_context) -> dict:  # noqa: ANN001 - ADK injects its context
-    """Open a ticket for the summary."""
-    state = Ticketing.bind(tool_context)
-    state.ticket_id = f"T-{summary}"
-    state.attempts = state.attempts + 1
-    state.tier = "gold"
-    state.profile = Profile(name="Ada", vip=True)
-    try:
-        state.attempts = "many"
-    except StateTypeError as error:
-        refused = str(error)
-    try:
-        state.nonexistent = 1
-    except StateFieldError as error:
-        typo = str(error)
-    return {"ticket": state.ticket_id, "intent": state.intent, "refused": refused, "typo": typo}
-
-
+# -- run time: Schema.bind in a real tool (tests/support/schemas.open_ticket) ---------------
 async def test_bind_in_a_tool_writes_through_the_event_state_delta(sqlite_url):
     pipeline = Agent("classifier").instruct("Classify.").outputs("intent") >> Agent(
         "ticketer"

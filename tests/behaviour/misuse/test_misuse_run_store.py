@@ -25,10 +25,6 @@ def _run(prompt="hi", **options):
     return lambda: _agent().run(prompt, **options)
 
 
-async def _ask_sync_inside_a_loop():
-    return _agent().ask_sync("hi")
-
-
 CASES = [
     case(
         "run-store-mysql-without-driver",

@@ -13,16 +13,6 @@ from tests.support.state import errors, reloaded
 
 SEED = S.set(cart=["seed"], profile={"tier": "basic", "tags": ["a"]})
 
-NESTED_WRITES = {
-    "append": lambda s: s["cart"].append(1),
-    "setitem": lambda s: s["profile"].__setitem__("tier", "gold"),
-    "deep": lambda s: s["profile"]["tags"].extend(["b"]),
-    "iadd": lambda s: s["cart"].__iadd__([2]),
-    "pop": lambda s: s["profile"].pop("tier"),
-    "via_get": lambda s: s.get("cart").insert(0, "x"),
-    "via_values": lambda s: next(iter(dict(s).values())).clear(),
-}
-
 
 async def test_a_tap_that_swallows_its_failed_write_changes_nothing_later_agents_see(sqlite_url):
     def sneaky(state):

@@ -9,15 +9,7 @@ from adk_fluent import Agent, FanOut, gate
 from adk_fluent.testing import mock_backend
 from tests.conftest import system_instruction
 from tests.support.gates import turn
-from tests.support.visibility import WAYS, run_turn
-
-
-def hidden_flow():
-    return (
-        Agent("drafter").outputs("draft")
-        >> gate(lambda s: True, "Send it?", name="check")
-        >> Agent("sender").instruct("Send: {draft}").outputs("sent")
-    ).hide()
+from tests.support.visibility import WAYS, hidden_flow, run_turn
 
 
 @pytest.mark.parametrize("way", WAYS)

@@ -1,4 +1,5 @@
-"""The `adk-fluent-codegen` CLI on throwaway copies of the checkout."""
+"""The `adk-fluent-codegen` CLI on throwaway copies of the checkout: check, generate and regen,
+which format through ruff, and the console entry point in its own process."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from adk_fluent_codegen.cli import app
 from adk_fluent_codegen.manifest import manifest_filename
 from typer.testing import CliRunner
 
-from tests.support.codegen import ADK_VERSION, REPO_ROOT
+from tests.support.codegen import ADK_VERSION, REPO_ROOT, assert_friendly
 
 runner = CliRunner()
 
@@ -89,14 +90,6 @@ def test_regen_on_an_unchanged_adk_changes_nothing(checkout: Path) -> None:
     assert f"google-adk {ADK_VERSION}:" in output and "classes" in output and "fields" in output
     assert "(0 changed)" in output
     assert snapshot(checkout) == before
-
-
-def assert_friendly(code: int, output: str, *fragments: str) -> None:
-    assert code == 2, output
-    assert "error:" in output and "hint:" in output
-    assert "Traceback" not in output
-    for fragment in fragments:
-        assert fragment in output
 
 
 def test_template_error_through_the_cli(checkout: Path) -> None:

@@ -1,9 +1,5 @@
-"""No generated setter may shadow (or be shadowed by) a hand-written builder method.
-
-The check reads built classes: the tests hand it fake builders deriving from a class named like a
-generated mixin (mixins are matched by name, as the setters about to be generated may not exist
-in the installed package yet).
-"""
+"""A generated setter that a hand-written builder method would shadow is refused, through a real
+generation run in its own process (the check itself is in tests/unit/codegen/test_shadowing.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +9,6 @@ from typing import Any
 import pytest
 from adk_fluent_codegen.errors import CodegenError
 from adk_fluent_codegen.layout import Layout
-from adk_fluent_codegen.model import render_context
 from adk_fluent_codegen.render import render_package
 
 from tests.support.codegen import REPO_ROOT
@@ -22,17 +17,6 @@ from tests.support.codegen import REPO_ROOT
 class LlmAgentSetters:
     """Named like the generated mixin for LlmAgent (whose synthetic setters include `model`,
     `instruction`, `description` and `adk_timeout`)."""
-
-
-class Other:
-    """Not a mixin: its methods only count in a class that also mixes in generated setters."""
-
-    def model(self) -> None:
-        return None
-
-
-def synthetic_targets(synthetic_manifests: list[dict[str, Any]]) -> list[Any]:
-    return render_context(synthetic_manifests)["targets"]
 
 
 def test_shadowing_a_generated_setter_is_refused(

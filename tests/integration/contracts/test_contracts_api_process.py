@@ -1,31 +1,6 @@
-"""The checker's API: reports (text, JSON, iteration), strictness, `.strict()` builds, the check
-registry, and version-dependent judgement."""
+"""Checking a pipeline's IR loads no google.adk, seen from a fresh interpreter."""
 
 from __future__ import annotations
-
-from adk_fluent import (
-    Agent,
-    C,
-    Route,
-)
-
-
-def broken():
-    return Agent("classifier").outputs("intent") >> Agent("booker").instruct("Book {intnet}.")
-
-
-def warned():
-    return (
-        Agent("classifier").outputs("intent")
-        >> Route("intent").eq("x", Agent("a").outputs("k")).otherwise(Agent("b"))
-        >> Agent("presenter").instruct("{k}").context(C.user_only())
-    )
-
-
-def clean():
-    return Agent("classifier").outputs("intent") >> Agent("booker").instruct(
-        "Book {intent}."
-    ).context(C.user_only())
 
 
 def test_checking_an_ir_imports_no_adk():

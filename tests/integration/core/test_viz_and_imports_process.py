@@ -1,4 +1,4 @@
-"""Mermaid output and the import-cost rule."""
+"""`import adk_fluent` loads no codegen tools and no google.adk, seen from a fresh interpreter."""
 
 from __future__ import annotations
 

@@ -5,33 +5,9 @@ no switch outlives the stream: a plain Runner used next in the same task still f
 
 from __future__ import annotations
 
-import asyncio
-import gc
 import subprocess
 import sys
 from pathlib import Path
-
-from adk_fluent import Agent
-
-CALLS: list[str] = []
-
-
-def lookup(city: str) -> dict:
-    """Look a city up."""
-    CALLS.append(city)
-    return {"city": city}
-
-
-def pipeline() -> Agent:
-    return Agent("classifier").outputs("intent") >> Agent("worker").tool(lookup)
-
-
-async def others_settle() -> set[asyncio.Task]:
-    """Let the loop run what a dropped generator scheduled (its close); the tasks left."""
-    gc.collect()
-    for _ in range(5):
-        await asyncio.sleep(0)
-    return {t for t in asyncio.all_tasks() if t is not asyncio.current_task()}
 
 
 def test_breaking_out_logs_nothing_and_a_plain_runner_still_filters():

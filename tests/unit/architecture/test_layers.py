@@ -1,4 +1,5 @@
-"""The rooms of the core depend downward only (DESIGN.md, rule 1 of the house).
+"""The rooms of the core depend downward only (DESIGN.md, rule 1 of the house), read from the
+sources.
 
 Reads the source of src/adk_fluent and generated/adk_fluent_generated with the standard
 library's `ast` (no import-linter needed) and checks, module by module:
@@ -8,50 +9,31 @@ library's `ast` (no import-linter needed) and checks, module by module:
   - no room imports a room above it: cli > api | testing > run > adk > analysis > ir >
     adk_fluent_generated | errors (`|`: the same level, and neither imports the other);
   - only adk/, run/ and testing/ import google.adk; no module imports the generator's tools
-    (jinja2, libcst, typer, ruff, deepdiff);
-  - at run time, in a fresh interpreter: `import adk_fluent` loads neither google.adk nor the
-    generator's tools, importing a module outside adk/, run/, testing/ loads no google.adk,
-    and every name in `adk_fluent.__all__` resolves.
+    (jinja2, libcst, typer, ruff, deepdiff).
 
-Every failure names the importer, the imported module and the file:line of the import.
-
-`.importlinter` at the repository root states the same contracts for `lint-imports`; the last
-test runs it when it is installed next to this Python.
+Every failure names the importer, the imported module and the file:line of the import. The
+run-time side (imports in a fresh interpreter, lint-imports) is in
+tests/integration/architecture/test_layers_process.py.
 """
 
 from __future__ import annotations
 
 import ast
-import os
-import subprocess
-import sys
-import textwrap
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[3]
-PACKAGES = {
-    "adk_fluent": REPO / "src" / "adk_fluent",
-    "adk_fluent_generated": REPO / "generated" / "adk_fluent_generated",
-}
-FACADE = "adk_fluent"  # the lazy (PEP 562) public surface; it belongs to no room
+from tests.support.rooms import (
+    ADK_ROOMS,
+    CODEGEN_TOOLS,
+    FACADE,
+    PACKAGES,
+    REPO,
+    ROOMS,
+    room_of,
+    source_modules,
+)
 
-# Room -> level. A module may import its own room and rooms on a lower level; rooms on the
-# same level are independent of each other.
-ROOMS = {
-    "adk_fluent.cli": 6,  # the command: loads the user's builders, calls check_contracts
-    "adk_fluent.api": 5,
-    "adk_fluent.testing": 5,
-    "adk_fluent.run": 4,
-    "adk_fluent.adk": 3,
-    "adk_fluent.analysis": 2,
-    "adk_fluent.ir": 1,
-    "adk_fluent_generated": 0,
-    "adk_fluent.errors": 0,
-}
-ADK_ROOMS = ("adk_fluent.adk", "adk_fluent.run", "adk_fluent.testing")
-CODEGEN_TOOLS = ("jinja2", "libcst", "typer", "ruff", "deepdiff")
 NAMESPACE_PACKAGES = ("google",)  # `from google import adk` imports the module google.adk
 
 
@@ -70,23 +52,6 @@ class Import:
         return (
             f"{self.importer} -> {self.imported} ({where}{', in a function' if self.lazy else ''})"
         )
-
-
-def _module_name(package: str, root: Path, path: Path) -> tuple[str, bool]:
-    parts = [package, *path.relative_to(root).with_suffix("").parts]
-    is_package = parts[-1] == "__init__"
-    return ".".join(parts[:-1] if is_package else parts), is_package
-
-
-@cache
-def source_modules() -> dict[str, tuple[Path, bool]]:
-    """Every module of the two packages: name -> (file, is a package's __init__)."""
-    modules = {}
-    for package, root in PACKAGES.items():
-        for path in sorted(root.rglob("*.py")):
-            name, is_package = _module_name(package, root, path)
-            modules[name] = (path, is_package)
-    return modules
 
 
 def _is_type_checking(test: ast.expr) -> bool:
@@ -165,13 +130,6 @@ def internal_imports() -> list[Import]:
         for edge in all_imports()
         if edge.imported.split(".")[0] in roots and edge.imported != edge.importer
     ]
-
-
-def room_of(module: str) -> str | None:
-    for room in sorted(ROOMS, key=len, reverse=True):
-        if module == room or module.startswith(room + "."):
-            return room
-    return None
 
 
 def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -312,26 +270,3 @@ def test_no_module_imports_the_generators_tools():
     or adk_fluent_generated imports them, not even inside a function."""
     problems = [str(edge) for edge in all_imports() if edge.imported.split(".")[0] in CODEGEN_TOOLS]
     assert not problems, "\n  ".join(["the generator's tools imported at run time:", *problems])
-
-
-def _fresh_python(code: str) -> str:
-    """Run `code` in a new interpreter that imports the packages from this checkout's sources
-    (the ones the scan above reads), and return what it printed."""
-    path = [str(root.parent) for root in PACKAGES.values()]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*path, os.environ.get("PYTHONPATH", "")])}
-    result = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    return result.stdout
-
-
-FORBIDDEN_AT_IMPORT = ("google.adk", *CODEGEN_TOOLS)
-
-
-LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")

@@ -1,4 +1,5 @@
-"""The `adk-fluent-codegen` CLI on throwaway copies of the checkout."""
+"""The `adk-fluent-codegen` CLI in process: scan, diff and the readable errors for bad manifests
+and a missing or too old ADK (the commands that run ruff are in tests/integration/codegen)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from adk_fluent_codegen.cli import app
 from adk_fluent_codegen.manifest import manifest_filename
 from typer.testing import CliRunner
 
-from tests.support.codegen import ADK_VERSION, FIXTURES, REPO_ROOT
+from tests.support.codegen import ADK_VERSION, FIXTURES, REPO_ROOT, assert_friendly
 
 runner = CliRunner()
 
@@ -22,14 +23,6 @@ def run(*args: str) -> tuple[int, str]:
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return result.exit_code, result.output
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(root)): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and "__pycache__" not in p.parts
-    }
 
 
 def test_scan_writes_the_manifest(tmp_path: Path) -> None:
@@ -81,14 +74,6 @@ def test_diff_report_without_templates_is_a_readable_error(tmp_path: Path) -> No
 
 
 # One-paragraph errors: "error:" and "hint:", exit code 2, no traceback.
-
-
-def assert_friendly(code: int, output: str, *fragments: str) -> None:
-    assert code == 2, output
-    assert "error:" in output and "hint:" in output
-    assert "Traceback" not in output
-    for fragment in fragments:
-        assert fragment in output
 
 
 def test_malformed_manifest_json(checkout: Path) -> None:

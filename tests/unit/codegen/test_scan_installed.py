@@ -1,4 +1,5 @@
-"""The scanner on the installed google-adk (the suite runs on both 1.25.0 and the newest 2.x)."""
+"""The scanner on the installed google-adk, in process (the suite runs on both 1.25.0 and the
+newest 2.x): the manifest's header, classes, fields and plugin callbacks, deterministic output."""
 
 from __future__ import annotations
 

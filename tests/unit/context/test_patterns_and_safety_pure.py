@@ -1,5 +1,5 @@
-"""Four ways of using C (zero-config, explicit capture, selective conversation, iterative
-refinement), captures, and template-injection safety."""
+"""C specs without a Runner: C.capture is S.capture, specs compose with `+`, their keys are read
+keys, and `.context()` with `.include_contents()` is refused."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""StateSchema: typed, scoped declarations; composition; `.reads()` / `.writes()`; and
-`Schema.bind(ctx)` in a real tool on the real ADK Runner, persisted through SQLite."""
+"""StateSchema declarations: typed, scoped fields, composition, `.reads()` / `.writes()`, and
+typed reads of stored values (Schema.bind in a real tool on the Runner is in
+tests/behaviour/contracts/test_contracts_state_schema_run.py)."""
 
 from __future__ import annotations
 
@@ -10,32 +11,16 @@ from pydantic import BaseModel
 
 from adk_fluent import (
     Agent,
-    AppScoped,
     BuildError,
     C,
     SchemaCompositionError,
-    StateFieldError,
     StateSchema,
     StateTypeError,
     Temp,
     UserScoped,
     check_contracts,
 )
-
-
-class Profile(BaseModel):
-    name: str
-    vip: bool = False
-
-
-class Ticketing(StateSchema):
-    intent: str
-    ticket_id: str
-    attempts: int = 0
-    profile: Profile | None = None
-    tier: Annotated[str, UserScoped]
-    release: Annotated[str, AppScoped]
-    scratch: Annotated[dict, Temp]
+from tests.support.schemas import Profile, Ticketing, open_ticket
 
 
 # -- the declaration ----------------------------------------------------------------------------
@@ -137,25 +122,6 @@ def test_declared_writes_satisfy_reads_and_types_are_checked():
 
 class Ticket(BaseModel):
     attempts: str
-
-
-# -- run time: Schema.bind in a real tool --------------------------------------------------------
-def open_ticket(summary: str, tool_context) -> dict:  # noqa: ANN001 - ADK injects its context
-    """Open a ticket for the summary."""
-    state = Ticketing.bind(tool_context)
-    state.ticket_id = f"T-{summary}"
-    state.attempts = state.attempts + 1
-    state.tier = "gold"
-    state.profile = Profile(name="Ada", vip=True)
-    try:
-        state.attempts = "many"
-    except StateTypeError as error:
-        refused = str(error)
-    try:
-        state.nonexistent = 1
-    except StateFieldError as error:
-        typo = str(error)
-    return {"ticket": state.ticket_id, "intent": state.intent, "refused": refused, "typo": typo}
 
 
 def test_bind_refuses_contexts_that_would_write_session_state_directly():

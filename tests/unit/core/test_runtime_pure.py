@@ -1,4 +1,5 @@
-"""Running for real: the ADK Runner, scripted models, in-memory and SQLite session stores."""
+"""Two run-facade rules that need no Runner: ask_sync inside a running loop is a clear error, and
+no workflow-agent deprecation warning reaches users."""
 
 from __future__ import annotations
 
@@ -10,20 +11,6 @@ from adk_fluent import Agent
 from adk_fluent.errors import BuildError
 from adk_fluent.testing import ScriptedModel
 from tests.conftest import ADK_MAJOR
-
-BOOKINGS: list[str] = []
-
-
-def book(city: str) -> dict:
-    """Book a trip to a city."""
-    BOOKINGS.append(city)
-    return {"status": "booked", "city": city}
-
-
-def booking_pipeline():
-    return Agent("classifier").instruct("Classify the request.").outputs("intent") >> Agent(
-        "booker"
-    ).instruct("The intent is {intent}. Book it.").tool(book)
 
 
 async def test_ask_sync_inside_a_loop_is_a_clear_error():

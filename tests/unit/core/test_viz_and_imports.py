@@ -1,4 +1,4 @@
-"""Mermaid output and the import-cost rule."""
+"""Mermaid output (control and data flow, shapes for the primitives) and lazy public names."""
 
 from __future__ import annotations
 

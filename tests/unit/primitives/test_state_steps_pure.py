@@ -1,24 +1,9 @@
-"""S transforms through the real Runner on SQLite, checked after reloading through a fresh service."""
+"""Every kind of S step is one record whose run-time half and checker half agree (the steps
+through the Runner are in tests/behaviour/primitives/test_state_steps.py)."""
 
 from __future__ import annotations
 
 from adk_fluent import S
-from tests.conftest import fresh_db_service
-
-
-async def stored_state(url: str, session_id: str) -> dict:
-    session = await fresh_db_service(url).get_session(
-        app_name="adk_fluent_app", user_id="user", session_id=session_id
-    )
-    return dict(session.state)
-
-
-async def run_steps(pipeline, url, session_id="s", prompt="hello", backend=None):
-    events = await pipeline.run(prompt, session_id=session_id, session_store=url, backend=backend)
-    return events, await stored_state(url, session_id)
-
-
-SEED = S.set(a=1, b=2, note="x", **{"user:tier": "gold", "app:region": "eu"})
 
 
 def test_every_kind_of_step_is_one_record_with_run_time_and_checker_halves():

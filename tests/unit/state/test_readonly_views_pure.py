@@ -1,6 +1,6 @@
 """What taps, steps and predicates receive is read-only at every depth: a nested write raises
-StateWriteError (and ends the run as the step's failure), so what later agents see is always
-what the store holds."""
+StateWriteError, while reading works as on plain values (the run-time side is in
+tests/behaviour/state/test_readonly_views.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,7 @@ import json
 
 import pytest
 
-from adk_fluent import ReadOnlyState, S, StateWriteError
-
-SEED = S.set(cart=["seed"], profile={"tier": "basic", "tags": ["a"]})
+from adk_fluent import ReadOnlyState, StateWriteError
 
 NESTED_WRITES = {
     "append": lambda s: s["cart"].append(1),

@@ -1,6 +1,6 @@
-"""Values the session store cannot hold: constants are refused at build with a hint; computed
-values are checked when written, and a bad one ends the run with one error event naming the step
-and the key, with nothing of that step written. Checked after reloading SQLite."""
+"""Values the session store cannot hold, at build: a constant is refused with a hint, and tuples
+and str enums become what every store gives back (the run-time side is in
+tests/behaviour/state/test_storable_values.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""The App's name: an `app = pipeline.to_app()` in an agent folder is named after the folder,
-as `adk web` / `adk api_server` look its sessions up (tests/integration/server serves one over HTTP);
-explicit names are kept; elsewhere, and for adk-fluent's own runs, the default name."""
+"""The App's name: an `app = pipeline.to_app()` in an agent folder is named after the folder, as
+`adk web` / `adk api_server` look its sessions up; a folder name ADK cannot use keeps the
+default, and an invalid explicit name is refused with a hint."""
 
 from __future__ import annotations
 

@@ -1,19 +1,12 @@
 """A gate's question always reaches the person who approves: `.hide()` on a composite that holds
-a gate hides the agents around it, never the gate; hiding a gate itself is refused at build time."""
+a gate hides the agents around it, never the gate; hiding a gate itself is refused at build."""
 
 from __future__ import annotations
 
 import pytest
 
-from adk_fluent import Agent, BuildError, FanOut, gate, infer_visibility
-
-
-def hidden_flow():
-    return (
-        Agent("drafter").outputs("draft")
-        >> gate(lambda s: True, "Send it?", name="check")
-        >> Agent("sender").instruct("Send: {draft}").outputs("sent")
-    ).hide()
+from adk_fluent import BuildError, gate, infer_visibility
+from tests.support.visibility import hidden_flow
 
 
 def test_a_gate_inside_a_hidden_composite_still_speaks_to_the_user():
@@ -27,16 +20,3 @@ def test_hiding_a_gate_itself_is_refused_with_the_reason():
         gate(lambda s: True, "Send it?", name="check").hide()
     assert caught.value.agent == "check" and caught.value.field == "visibility"
     assert "hide the agents around it" in str(caught.value)
-
-
-def hidden_fanout_with_a_gate():
-    return (
-        FanOut(
-            Agent("drafter").outputs("draft")
-            >> gate(lambda s: True, "Send it?", name="check")
-            >> Agent("sender").instruct("Send: {draft}").outputs("sent"),
-            Agent("auditor").outputs("audit"),
-        )
-        .named("work")
-        .hide()
-    )

@@ -1,0 +1,54 @@
+"""The rooms of the core as the architecture tests see them (tests/unit/architecture reads
+the sources, tests/integration/architecture imports them in a fresh interpreter)."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PACKAGES = {
+    "adk_fluent": REPO / "src" / "adk_fluent",
+    "adk_fluent_generated": REPO / "generated" / "adk_fluent_generated",
+}
+FACADE = "adk_fluent"  # the lazy (PEP 562) public surface; it belongs to no room
+
+# Room -> level. A module may import its own room and rooms on a lower level; rooms on the
+# same level are independent of each other.
+ROOMS = {
+    "adk_fluent.cli": 6,  # the command: loads the user's builders, calls check_contracts
+    "adk_fluent.api": 5,
+    "adk_fluent.testing": 5,
+    "adk_fluent.run": 4,
+    "adk_fluent.adk": 3,
+    "adk_fluent.analysis": 2,
+    "adk_fluent.ir": 1,
+    "adk_fluent_generated": 0,
+    "adk_fluent.errors": 0,
+}
+ADK_ROOMS = ("adk_fluent.adk", "adk_fluent.run", "adk_fluent.testing")
+CODEGEN_TOOLS = ("jinja2", "libcst", "typer", "ruff", "deepdiff")
+
+
+def _module_name(package: str, root: Path, path: Path) -> tuple[str, bool]:
+    parts = [package, *path.relative_to(root).with_suffix("").parts]
+    is_package = parts[-1] == "__init__"
+    return ".".join(parts[:-1] if is_package else parts), is_package
+
+
+@cache
+def source_modules() -> dict[str, tuple[Path, bool]]:
+    """Every module of the two packages: name -> (file, is a package's __init__)."""
+    modules = {}
+    for package, root in PACKAGES.items():
+        for path in sorted(root.rglob("*.py")):
+            name, is_package = _module_name(package, root, path)
+            modules[name] = (path, is_package)
+    return modules
+
+
+def room_of(module: str) -> str | None:
+    for room in sorted(ROOMS, key=len, reverse=True):
+        if module == room or module.startswith(room + "."):
+            return room
+    return None
