@@ -83,7 +83,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     """Per-tier counts and time (summed over tests, so with workers it exceeds the wall time);
     ADK_FLUENT_TIER_REPORT=<file> appends the same as one JSON line for CI's closing table."""
     tally = _TALLY
-    if not tally:
+    if not tally or hasattr(config, "workerinput"):  # an xdist worker: the controller reports
         return
     wall = time.perf_counter() - _STARTED
     terminalreporter.write_sep("-", "tiers")
