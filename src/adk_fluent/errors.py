@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from typing import Any
 
 
 class AdkFluentError(Exception):
@@ -85,6 +86,23 @@ class ScriptError(AdkFluentError, AssertionError):
 
 class AdkFluentWarning(UserWarning):
     """Something that will run but is probably not what the author meant."""
+
+
+def describe_value(value: Any) -> str:
+    """A short description of a value for a message: small literals shown, objects named by
+    their type (and name, for ADK agents), never a whole repr."""
+    if value is None or isinstance(value, bool | int | float):
+        return repr(value)
+    if isinstance(value, str):
+        shown = repr(value)
+        return f"str {shown[:40]}..." if len(shown) > 40 else f"str {shown}"
+    if isinstance(value, type):
+        return f"the class {value.__name__}"
+    kind = type(value).__name__
+    name = getattr(value, "name", None)
+    if isinstance(name, str):
+        return f"{kind} '{name[:40]}'"
+    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:

@@ -15,7 +15,7 @@ from adk_fluent.api.state_schema import declare
 from adk_fluent.errors import BuildError
 from adk_fluent.ir.context_spec import ContextSpec
 from adk_fluent.ir.instruction_keys import template_reads
-from adk_fluent.ir.state_keys import key_problem
+from adk_fluent.ir.state_keys import check_key
 
 
 def _schema_fields(model: Any) -> frozenset[str]:
@@ -82,15 +82,13 @@ def _check_instruction(agent: str, instruction: Any) -> None:
 
 def _check_output_key(agent: str, key: Any) -> None:
     """An output key is a state key name like any other (the S steps' rules)."""
-    problem = key_problem(key)
-    if problem is not None:
-        raise BuildError(
-            f"an output key must be a non-empty state key name, got {describe_value(key)}: "
-            f"{problem}",
-            agent=agent,
-            field="output_key",
-            hint="name the state key the reply goes to, e.g. .outputs('intent').",
-        )
+    check_key(
+        key,
+        "an output key",
+        agent=agent,
+        field="output_key",
+        hint="name the state key the reply goes to, e.g. .outputs('intent').",
+    )
 
 
 def _check_tool(agent: str, tool: Any, earlier: Any) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 from adk_fluent.api.state_steps import S, StateStep
 from adk_fluent.errors import BuildError, UnknownSetterError, did_you_mean
 from adk_fluent.ir.context_spec import ContextSpec
-from adk_fluent.ir.state_keys import key_problem
+from adk_fluent.ir.state_keys import check_key
 from adk_fluent.ir.steps import CaptureTurns
 
 
@@ -33,17 +33,6 @@ def _names(names: tuple[str, ...], what: str, example: str) -> tuple[str, ...]:
                 f"{what} needs names (strings), got {shown[:40]}", field="context", hint=example
             )
     return names
-
-
-def _key_name(key: object, what: str, example: str, field: str) -> None:
-    """A name given as a state key follows the same rules as in S steps (key_problem)."""
-    problem = key_problem(key)
-    if problem:
-        raise BuildError(
-            f"{what} needs state key names, got {key!r:.60}: {problem}",
-            field=field,
-            hint=example,
-        )
 
 
 class _CType(type):
@@ -115,7 +104,7 @@ class C(metaclass=_CType):
         """State values as a delimited context block; alone, it also means no history."""
         example = "e.g. C.from_state('intent')."
         for key in _names(keys, "C.from_state()", example):
-            _key_name(key, "C.from_state()", example, "context")
+            check_key(key, "C.from_state()", field="context", hint=example)
         return ContextSpec("none", state_keys=keys)
 
     @staticmethod
@@ -149,5 +138,7 @@ class C(metaclass=_CType):
                 field="key",
                 hint="e.g. C.capture_turns('recent', 3).",
             )
-        _key_name(key, "C.capture_turns(key, n)", "e.g. C.capture_turns('recent', 3).", "key")
+        check_key(
+            key, "C.capture_turns(key, n)", field="key", hint="e.g. C.capture_turns('recent', 3)."
+        )
         return StateStep(CaptureTurns(key, n))

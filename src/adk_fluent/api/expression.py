@@ -26,7 +26,7 @@ from adk_fluent_generated.ir_nodes import LoopAgentNode, ParallelAgentNode, Sequ
 
 from adk_fluent.api.builder import BuilderBase, check_arity, check_name
 from adk_fluent.api.running import Runnable
-from adk_fluent.errors import BuildError, EmptyCompositeError
+from adk_fluent.errors import BuildError, EmptyCompositeError, describe_value
 from adk_fluent.ir.names import slug
 from adk_fluent.ir.nodes import FallbackNode, TimeoutNode, TransformNode, UntilNode
 from adk_fluent.ir.steps import FunctionStep, Step
@@ -108,23 +108,6 @@ def _auto_name(prefix: str, steps: tuple[BuilderBase, ...]) -> str:
         return name
     digest = hashlib.sha1("|".join(names).encode()).hexdigest()[:8]
     return f"{prefix}__{names[0]}__{names[-1]}__{digest}"
-
-
-def describe_value(value: Any) -> str:
-    """A short description of a value for a message: small literals shown, objects named by
-    their type (and name, for ADK agents), never a whole repr."""
-    if value is None or isinstance(value, bool | int | float):
-        return repr(value)
-    if isinstance(value, str):
-        shown = repr(value)
-        return f"str {shown[:40]}..." if len(shown) > 40 else f"str {shown}"
-    if isinstance(value, type):
-        return f"the class {value.__name__}"
-    kind = type(value).__name__
-    name = getattr(value, "name", None)
-    if isinstance(name, str):
-        return f"{kind} '{name[:40]}'"
-    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
 
 
 def _is_native_agent(value: Any) -> bool:

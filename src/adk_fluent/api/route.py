@@ -17,7 +17,7 @@ from adk_fluent.api.expression import Expression, as_step, describe_value
 from adk_fluent.errors import BuildError
 from adk_fluent.ir.names import slug
 from adk_fluent.ir.nodes import RouteNode, RouteRule
-from adk_fluent.ir.state_keys import key_problem
+from adk_fluent.ir.state_keys import check_key
 
 
 class Route(Expression):
@@ -26,13 +26,12 @@ class Route(Expression):
     def __init__(
         self, key: str, *, normalize: bool | Callable[[str], Any] = True, name: str | None = None
     ) -> None:
-        problem = key_problem(key)  # the same key rules as S steps and C.from_state
-        if problem:
-            raise BuildError(
-                f"Route(key) needs the state key to route on, got {describe_value(key)}: {problem}",
-                field="key",
-                hint="e.g. Route('intent') after an agent with .outputs('intent').",
-            )
+        check_key(  # the same key rules as S steps and C.from_state
+            key,
+            "Route(key)",
+            field="key",
+            hint="e.g. Route('intent') after an agent with .outputs('intent').",
+        )
         if name is not None:
             check_name(name, "route")
         where = name or slug("route", key)

@@ -18,7 +18,7 @@ from adk_fluent.api.expression import StateStep, function_step
 from adk_fluent.errors import BuildError
 from adk_fluent.ir import steps
 from adk_fluent.ir.names import slug
-from adk_fluent.ir.state_keys import key_problem
+from adk_fluent.ir.state_keys import check_key
 from adk_fluent.ir.values import storable_copy
 
 __all__ = ["S", "StateStep", "function_step"]
@@ -28,15 +28,7 @@ def _keys(
     keys: tuple[object, ...], what: str, example: str, *, step: str | None = None
 ) -> tuple[str, ...]:
     for key in keys:
-        problem = key_problem(key)
-        if problem:
-            shown = repr(key) if isinstance(key, str) else f"a {type(key).__name__}"
-            raise BuildError(
-                f"{what} needs state key names, got {shown[:60]}: {problem}",
-                agent=step,
-                field="keys",
-                hint=f"e.g. {example}",
-            )
+        check_key(key, what, field="keys", hint=f"e.g. {example}", agent=step)
     return keys  # type: ignore[return-value]
 
 

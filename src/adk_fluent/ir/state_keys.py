@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, get_origin
 
+from adk_fluent.errors import BuildError, describe_value
+
 # The one table of state-key scopes: scope name -> key prefix (session keys have none).
 SCOPE_PREFIX: dict[str, str] = {"app": "app:", "user": "user:", "temp": "temp:"}
 SCOPE_PREFIXES: tuple[str, ...] = tuple(SCOPE_PREFIX.values())
@@ -40,6 +42,20 @@ def key_problem(key: object) -> str | None:
     if key != key.strip() or any(c in key for c in "{}"):
         return "no surrounding spaces or braces (an instruction's {key} could not name it)"
     return None
+
+
+def check_key(key: object, what: str, *, field: str, hint: str, agent: str | None = None) -> str:
+    """`key` if it is a usable state key name, else the one BuildError every API gives for a bad
+    key: `what` names the place (e.g. "S.set()", "Route(key)"), then the key and its problem."""
+    problem = key_problem(key)
+    if problem:
+        raise BuildError(
+            f"{what} takes non-empty state key names, got {describe_value(key)}: {problem}",
+            agent=agent,
+            field=field,
+            hint=hint,
+        )
+    return key  # type: ignore[return-value]  # key_problem is None only for a str
 
 
 def is_session_key(key: str) -> bool:

@@ -20,7 +20,7 @@ from adk_fluent.analysis.contracts.report import (
 from adk_fluent.errors import BuildError, ContractError, did_you_mean
 from adk_fluent.ir.nodes import LlmAgentNode, Node, iter_paths, walk
 from adk_fluent.ir.options import StrictOptions, VisibilityMode
-from adk_fluent.ir.state_keys import key_problem
+from adk_fluent.ir.state_keys import check_key
 
 
 class CheckContext:
@@ -146,14 +146,13 @@ def initial_key_names(keys: Any, *, agent: str | None = None) -> tuple[str, ...]
         )
     names = tuple(keys)
     for key in names:
-        problem = key_problem(key)
-        if problem:
-            raise BuildError(
-                f"initial key {_short(key)}: {problem}",
-                agent=agent,
-                field="initial_keys",
-                hint="name each key the app sets before the run, e.g. initial_keys=['tenant'].",
-            )
+        check_key(
+            key,
+            "initial_keys",
+            agent=agent,
+            field="initial_keys",
+            hint="name each key the app sets before the run, e.g. initial_keys=['tenant'].",
+        )
     return names
 
 
