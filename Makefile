@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo regen check gate test test-fast test-unit lint typecheck bench clean
+.PHONY: setup demo regen check gate test test-fast test-unit tide tide-one tide-newest lint typecheck bench clean
 
 # pytest rewrites assertions in test modules and plugins; let it cache them in __pycache__ even
 # where the environment turns bytecode caching off (it would otherwise recompile ~200 modules on
@@ -25,8 +25,17 @@ setup: $(STAMP)  ## Create .venv and install adk-fluent with its dev tools.
 demo: $(STAMP)  ## Run the example pipeline offline (scripted model); uses a real model if GOOGLE_API_KEY is set.
 	$(BIN)/python examples/demo.py
 
-regen: $(STAMP)  ## Scan the installed ADK, regenerate generated/ and diffs/.
+# `make regen RELEASES="2.14.0 2.15.0"` scans those releases instead, each in its own throwaway
+# environment (uv; needs PyPI); RELEASES=missing scans every published release without a scan,
+# RELEASES=all rescans them all (about 50, ~10 minutes on 2 cores).
+RELEASES ?=
+
+regen: $(STAMP)  ## Scan the installed ADK (or RELEASES=...), regenerate generated/, diffs/, docs/compatibility.md.
+ifeq ($(strip $(RELEASES)),)
 	$(BIN)/adk-fluent-codegen regen
+else
+	$(BIN)/adk-fluent-codegen scan-releases $(RELEASES)
+endif
 
 check: $(STAMP)  ## Fail if generated/ or diffs/ drifted from templates and manifests.
 	$(BIN)/adk-fluent-codegen check
@@ -42,6 +51,20 @@ test-fast: $(STAMP)  ## The whole suite (every tier) on the ADK in .venv only, o
 
 test-unit: $(STAMP)  ## The unit tier only (pure tests, seconds) on the ADK in .venv.
 	$(BIN)/python -m pytest tests/unit -q
+
+tide: $(STAMP)  ## The whole suite on the tide sample of ADK releases (noxfile TIDE_RELEASES; ~15 min).
+	$(BIN)/nox -s tide
+
+tide-one: $(STAMP)  ## The whole suite on one release: ADK=2.4.0, ADK=newest, or the rotating middle one.
+	$(BIN)/nox -s tide_one -- $(ADK)
+
+tide-newest: $(STAMP)  ## When ADK publishes: scan the newest release, gate its changes, run the suite on it.
+	$(BIN)/adk-fluent-codegen scan-releases newest
+	@status=0; \
+	$(BIN)/python -m adk_fluent_codegen.gate || status=1; \
+	$(BIN)/nox -s tide_one -- newest || status=1; \
+	git status --short generated diffs docs/compatibility.md; \
+	exit $$status
 
 lint: $(STAMP)  ## ruff, the import contracts (.importlinter), and mypy over the generated package and the core.
 	$(BIN)/ruff check codegen src tests bench examples noxfile.py

@@ -1,41 +1,110 @@
-"""Test, scan and lint sessions against both ends of the supported google-adk range."""
+"""Test, matrix and lint sessions over the supported google-adk range (1.25.0 to the newest).
+
+* `tests`: the whole suite on the two ends (what `make test` and CI run).
+* `tide`: the whole suite on a sample of releases across the range (`make tide`).
+* `tide_one`: the whole suite on one release: the one named after `--`, `newest` (the newest
+  scanned release), or by default one middle release of the sample that rotates with the commit
+  (CI runs it beside the two ends).
+
+Scans of releases are not nox sessions: `adk-fluent-codegen scan-releases` (`make regen
+RELEASES=...`) builds a throwaway environment per release.
+"""
 
 from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
 
 import nox
 
 OLDEST_ADK = "1.25.0"
 NEWEST_ADK = "2.13.0"
 SUPPORTED_ADK = [OLDEST_ADK, NEWEST_ADK]
-# Releases whose scans are committed too, so the diff reports show where each change arrived.
-SCANNED_ADK = [OLDEST_ADK, "1.39.1", "2.0.0", NEWEST_ADK]
+
+# The tide sample: the two ends, the last 1.x and the first 2.x, and the releases where the
+# scans (docs/compatibility.md) show a behaviour change or a wave of field changes.
+# tests/unit/codegen/test_tide_sample.py keeps it honest: every release where a behaviour probe
+# starts answering differently must be in it.
+TIDE_RELEASES = [
+    OLDEST_ADK,
+    "1.27.1",  # temp: keys carry over to the next agent; output_schema's annotation widens
+    "1.31.0",  # plugin edits are stored (filtered visibility's second mechanism); live_session_id
+    "1.34.2",  # Event.turn_complete_reason appears (gone again in 2.0.0 and 2.1.0)
+    "1.39.1",  # the last 1.x
+    "2.0.0",  # the first 2.x: Workflow, the workflow agents warn, the 2.x agent fields
+    "2.4.0",  # RunConfig.response_modalities narrows to list[Modality]; Event.environment_id
+    "2.8.0",  # other agents' replies reach a model as quoted content; max_llm_calls default
+    "2.10.0",  # App.root_agent becomes BaseNode | None
+    NEWEST_ADK,
+]
 
 # uv when available (it is in the dev extra): environments in seconds instead of minutes.
 nox.options.default_venv_backend = "uv|venv"
 nox.options.reuse_venv = "yes"
+nox.options.sessions = ["tests", "lint"]  # plain `nox`: the two ends; the matrix is opt-in
+
+
+def _suite(session: nox.Session, adk: str, pytest_args: list[str]) -> None:
+    """Install adk-fluent with google-adk `adk` and run every tier on every core."""
+    session.install("-e", ".[dev]", f"google-adk=={adk}")
+    # Let pytest cache its rewritten test modules even where bytecode caching is turned off.
+    session.env["PYTHONDONTWRITEBYTECODE"] = ""
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "-n", "auto", *pytest_args)
 
 
 @nox.session(python=None)
 @nox.parametrize("adk", SUPPORTED_ADK, ids=SUPPORTED_ADK)
 def tests(session: nox.Session, adk: str) -> None:
-    """The whole suite (every tier) against one google-adk release, on every core (xdist).
+    """The whole suite (every tier) against one end of the range, on every core (xdist).
 
     `nox -s tests -- tests/unit` passes its arguments on to pytest. The tier table at the end
     (tests/conftest.py) shows each tier's count and time. nox accepts only exit code 0, so
     pytest's 5 (no tests collected) fails the session.
     """
-    session.install("-e", ".[dev]", f"google-adk=={adk}")
-    # Let pytest cache its rewritten test modules even where bytecode caching is turned off.
-    session.env["PYTHONDONTWRITEBYTECODE"] = ""
-    session.run("pytest", "-q", "-p", "no:cacheprovider", "-n", "auto", *session.posargs)
+    _suite(session, adk, session.posargs)
 
 
 @nox.session(python=None)
-@nox.parametrize("adk", SCANNED_ADK, ids=SCANNED_ADK)
-def scan(session: nox.Session, adk: str) -> None:
-    """Scan one google-adk release into generated/manifests/, in its own environment."""
-    session.install("-e", ".[codegen]", f"google-adk=={adk}")
-    session.run("adk-fluent-codegen", "scan")
+@nox.parametrize("adk", TIDE_RELEASES, ids=TIDE_RELEASES)
+def tide(session: nox.Session, adk: str) -> None:
+    """The whole suite against one release of the tide sample (`nox -s tide` runs them all)."""
+    _suite(session, adk, session.posargs)
+
+
+def newest_scanned() -> str:
+    """The newest release with a committed scan in generated/manifests/."""
+    versions = [
+        json.loads(path.read_text(encoding="utf-8"))["adk_version"]
+        for path in Path("generated/manifests").glob("google-adk-*.json")
+    ]
+    return max(versions, key=lambda v: tuple(int(p) for p in v.split(".")))
+
+
+def rotating_middle() -> str:
+    """One middle release of the tide sample, chosen by the commit (the same commit always
+    gets the same release; successive commits walk the sample), or by the environment's
+    ADK_FLUENT_TIDE_RELEASE."""
+    forced = os.environ.get("ADK_FLUENT_TIDE_RELEASE")
+    if forced:
+        return forced
+    middle = TIDE_RELEASES[1:-1]
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    return middle[int(head[:8], 16) % len(middle) if head else 0]
+
+
+@nox.session(python=None)
+def tide_one(session: nox.Session) -> None:
+    """The whole suite on one release: `-- 2.4.0`, `-- newest`, or the rotating middle one."""
+    named = [a for a in session.posargs if a == "newest" or a[:1].isdigit()]
+    adk = named[0] if named else rotating_middle()
+    if adk == "newest":
+        adk = newest_scanned()
+    session.log(f"google-adk {adk}")
+    _suite(session, adk, [a for a in session.posargs if a not in named])
 
 
 @nox.session(python=None)

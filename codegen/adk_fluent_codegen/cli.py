@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import json
 import os
 import sys
 import warnings
@@ -64,6 +63,26 @@ def _layout(root: Path) -> Layout:
     return Layout(root.resolve())
 
 
+BehavioursOption = Annotated[
+    bool,
+    typer.Option(
+        "--behaviours/--no-behaviours",
+        help="Also record the answers of adk-fluent's behaviour probes (needs adk-fluent "
+        "importable in this environment).",
+    ),
+]
+
+
+def _scan_installed(behaviours: bool) -> dict[str, Any]:
+    from .scan import probe_behaviours
+    from .scan import scan as do_scan
+
+    manifest = do_scan()
+    if behaviours:
+        manifest["behaviours"] = probe_behaviours()
+    return manifest
+
+
 @app.command()
 @_friendly
 def scan(
@@ -71,14 +90,14 @@ def scan(
     output: Annotated[
         Path | None, typer.Option(help="Manifest path (default: generated/manifests/).")
     ] = None,
+    behaviours: BehavioursOption = True,
 ) -> None:
-    """Scan the installed google-adk into a manifest."""
+    """Scan the installed google-adk into a manifest (its fields and its behaviour probes)."""
     from .manifest import manifest_filename
     from .scan import dumps
-    from .scan import scan as do_scan
     from .writer import write_files_atomically
 
-    manifest = do_scan()
+    manifest = _scan_installed(behaviours)
     path = output or _layout(root).manifests / manifest_filename(manifest["adk_version"])
     write_files_atomically({path: dumps(manifest)})
     fields = sum(len(c["fields"]) for c in manifest["classes"].values())
@@ -111,15 +130,21 @@ def diff(
     report = diff_manifests(load_manifest(old), load_manifest(new))
     acks = load_acknowledgements(ack if ack is not None else layout.acks)
     if markdown or json_out:
-        from .render import render_diff_reports
+        from .render import render_diff_report, template_environment
 
-        rendered = render_diff_reports(layout, [load_manifest(old), load_manifest(new)])
+        rendered = render_diff_report(
+            layout,
+            template_environment(layout.templates),
+            acks,
+            load_manifest(old),
+            load_manifest(new),
+        )
         stem = f"{report.old_version}..{report.new_version}"
         files = {}
         if markdown:
             files[markdown] = rendered[layout.diffs / f"{stem}.md"]
         if json_out:
-            files[json_out] = json.dumps(report.to_json(), indent=2, sort_keys=True) + "\n"
+            files[json_out] = rendered[layout.diffs / f"{stem}.json"]
         write_files_atomically(files)
     _print_summary(report)
     missing = unacknowledged(report, acks)
@@ -156,21 +181,21 @@ def _print_summary(report: Any) -> None:
 def generate(root: RootOption = Path(".")) -> None:
     """Render the committed manifests into generated/ and diffs/ (atomic, byte-identical on re-run)."""
     from .manifest import load_manifests
-    from .render import render_all
-    from .writer import write_files_atomically
+    from .render import render_all, write_outputs
 
     layout = _layout(root)
     outputs = render_all(layout, load_manifests(layout.manifests))
-    changed = write_files_atomically(outputs)
-    typer.echo(f"generated {len(outputs)} files ({len(changed)} changed)")
+    changed, removed = write_outputs(layout, outputs)
+    typer.echo(f"generated {len(outputs)} files ({len(changed)} changed, {len(removed)} removed)")
 
 
 @app.command()
 @_friendly
 def check(root: RootOption = Path(".")) -> None:
-    """Regenerate in memory and fail with a diff if generated/ or diffs/ drifted."""
+    """Regenerate in memory and fail with a diff if generated/, diffs/ or docs/compatibility.md
+    drifted."""
     from .manifest import load_manifests
-    from .render import render_all
+    from .render import render_all, stale_outputs
 
     layout = _layout(root)
     outputs = render_all(layout, load_manifests(layout.manifests))
@@ -187,13 +212,12 @@ def check(root: RootOption = Path(".")) -> None:
                     tofile=f"{rel} (from templates)",
                 )
             )
-    expected_files = set(outputs)
-    stale = [p for p in layout.package.glob("*.py") if p not in expected_files]
+    stale = stale_outputs(layout, outputs)
     if drift or stale:
         sys.stdout.writelines(drift)
         for path in stale:
             typer.echo(
-                f"stale generated file (no template produces it): {path.relative_to(layout.root)}"
+                f"stale generated file (nothing produces it now): {path.relative_to(layout.root)}"
             )
         typer.secho(
             "generated code is out of date with templates/ or the manifests.",
@@ -207,28 +231,93 @@ def check(root: RootOption = Path(".")) -> None:
 
 @app.command()
 @_friendly
-def regen(root: RootOption = Path(".")) -> None:
+def regen(root: RootOption = Path("."), behaviours: BehavioursOption = True) -> None:
     """Scan the installed ADK, regenerate, write diff reports, print a summary."""
     from .diff import diff_manifests
     from .manifest import load_manifests, manifest_filename, version_key
-    from .render import render_all
+    from .render import render_all, write_outputs
     from .scan import dumps
-    from .scan import scan as do_scan
     from .writer import write_files_atomically
 
     layout = _layout(root)
-    manifest = do_scan()
+    manifest = _scan_installed(behaviours)
     version = manifest["adk_version"]
     write_files_atomically({layout.manifests / manifest_filename(version): dumps(manifest)})
     manifests = load_manifests(layout.manifests)
     older = [m for m in manifests if version_key(m["adk_version"]) < version_key(version)]
     outputs = render_all(layout, manifests)
-    changed = write_files_atomically(outputs)
+    changed, removed = write_outputs(layout, outputs)
     fields = sum(len(c["fields"]) for c in manifest["classes"].values())
     typer.echo(f"google-adk {version}: {len(manifest['classes'])} classes, {fields} fields")
     if older:
         _print_summary(diff_manifests(older[-1], manifest))
-    typer.echo(f"regenerated {len(outputs)} files ({len(changed)} changed)")
+    typer.echo(f"regenerated {len(outputs)} files ({len(changed)} changed, {len(removed)} removed)")
+
+
+@app.command("scan-releases")
+@_friendly
+def scan_releases(
+    versions: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Releases to scan, e.g. 2.14.0 2.15.0; or `all`, `missing` or `newest`."
+        ),
+    ] = None,
+    jobs: Annotated[int, typer.Option(help="Releases scanned at once.")] = 2,
+    root: RootOption = Path("."),
+) -> None:
+    """Scan google-adk releases, each in its own throwaway environment, then regenerate.
+
+    `all`: every final release on PyPI from 1.25.0 on; `missing`: those without a manifest;
+    `newest`: the newest one. Needs uv and the network (PyPI)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .manifest import load_manifests, manifest_filename
+    from .releases import published_releases, scan_in_throwaway_env, supported
+    from .render import render_all, write_outputs
+
+    layout = _layout(root)
+    wanted = list(versions or [])
+    if not wanted:
+        raise CodegenError(
+            "Name the releases to scan.",
+            hint="e.g. `adk-fluent-codegen scan-releases 2.14.0`, or `all`, `missing`, `newest`.",
+        )
+    if wanted in (["all"], ["missing"], ["newest"]):
+        chosen = published_releases()
+        if wanted == ["missing"]:
+            chosen = [v for v in chosen if not (layout.manifests / manifest_filename(v)).exists()]
+        elif wanted == ["newest"]:
+            chosen = chosen[-1:]
+    else:
+        chosen = supported(wanted)
+        refused = sorted(set(wanted) - set(chosen))
+        if refused:
+            raise CodegenError(
+                f"Not a supported google-adk release: {', '.join(refused)}.",
+                hint="name final releases from 1.25.0 on, e.g. 2.13.0 (no pre-releases).",
+            )
+    if jobs < 1:
+        raise CodegenError(f"--jobs must be at least 1, not {jobs}.")
+    typer.echo(f"scanning {len(chosen)} release(s): {', '.join(chosen) or '(none)'}")
+    failures: list[str] = []
+
+    def one(version: str) -> None:
+        try:
+            typer.echo(scan_in_throwaway_env(version, layout.root, layout.manifests))
+        except CodegenError as exc:
+            failures.append(version)
+            typer.secho(f"error: google-adk {version}: {exc.message}", err=True, fg="red")
+
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        list(pool.map(one, chosen))
+    outputs = render_all(layout, load_manifests(layout.manifests))
+    changed, removed = write_outputs(layout, outputs)
+    typer.echo(f"regenerated {len(outputs)} files ({len(changed)} changed, {len(removed)} removed)")
+    if failures:
+        raise CodegenError(
+            f"{len(failures)} release(s) could not be scanned: {', '.join(failures)}."
+        )
 
 
 def main() -> None:

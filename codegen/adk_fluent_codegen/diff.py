@@ -234,8 +234,23 @@ def _class_changes(class_name: str, old: dict[str, Any], new: dict[str, Any]) ->
 
 
 def report_pairs(manifests: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """The (old, new) manifest pairs that get a report and pass the gate: each consecutive pair
-    (where a change arrived) plus oldest..newest (the whole supported range at a glance)."""
+    """The (old, new) manifest pairs that get a report and pass the gate: one step per minor
+    line (releases.minor_steps: the oldest, then the newest patch of each line) plus
+    oldest..newest (the whole supported range at a glance)."""
+    from .releases import minor_steps
+
+    by_version = {m["adk_version"]: m for m in manifests}
+    chain = [by_version[v] for v in minor_steps(list(by_version))]
+    pairs = list(zip(chain, chain[1:], strict=False))
+    if len(chain) > 2:
+        pairs.append((chain[0], chain[-1]))
+    return pairs
+
+
+def gate_pairs(manifests: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """The pairs the CI gate checks: every consecutive pair of scanned releases (a change that
+    came and went inside one minor line still reached the users of its patch releases) plus
+    oldest..newest."""
     pairs = list(zip(manifests, manifests[1:], strict=False))
     if len(manifests) > 2:
         pairs.append((manifests[0], manifests[-1]))

@@ -1,5 +1,5 @@
-"""The CI diff gate: fail on any breaking change between committed manifests (each consecutive
-pair, and oldest..newest) that diffs/acknowledged.toml does not list.
+"""The CI diff gate: fail on any breaking change between committed manifests (every consecutive
+pair of scanned releases, and oldest..newest) that diffs/acknowledged.toml does not list.
 
 Run as `python -m adk_fluent_codegen.gate [ROOT]` (ROOT defaults to the current directory).
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .diff import diff_manifests, load_acknowledgements, report_pairs, unacknowledged
+from .diff import diff_manifests, gate_pairs, load_acknowledgements, unacknowledged
 from .errors import CodegenError
 from .layout import Layout
 from .manifest import load_manifests
@@ -21,9 +21,11 @@ def run(root: Path) -> int:
     manifests = load_manifests(layout.manifests)
     acks = load_acknowledgements(layout.acks)
     failures = 0
-    for old, new in report_pairs(manifests):
+    for old, new in gate_pairs(manifests):
         report = diff_manifests(old, new)
         missing = unacknowledged(report, acks)
+        if not report.breaking:
+            continue  # most steps between patch releases change nothing that could break
         verdict = "ok" if not missing else f"{len(missing)} unacknowledged"
         print(
             f"google-adk {report.old_version} -> {report.new_version}: "

@@ -18,3 +18,5 @@ class Layout:
         self.package = self.generated / GENERATED_PACKAGE
         self.diffs = root / "diffs"
         self.acks = self.diffs / "acknowledged.toml"
+        self.docs = root / "docs"
+        self.compatibility = self.docs / "compatibility.md"

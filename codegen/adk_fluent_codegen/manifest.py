@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ def version_key(version: str) -> tuple[int, ...]:
     """Sort key for 'X.Y.Z' versions (pre-release suffixes sort with their release)."""
     parts = []
     for piece in version.split(".")[:3]:
-        digits = "".join(ch for ch in piece if ch.isdigit())
+        digits = "".join(itertools.takewhile(str.isdigit, piece))  # '0rc1' -> 0
         parts.append(int(digits or 0))
     return tuple(parts)
 

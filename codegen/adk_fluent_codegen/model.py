@@ -30,8 +30,15 @@ class FieldSpec:
     kind: str  # "value" | "list" | "callback"
     doc: str
     versions: tuple[str, ...]
+    spans: tuple[tuple[str, str], ...]  # runs of consecutive scanned releases that have it
     deprecated: str | None
     structural: bool
+    newest: str = ""  # the newest scanned release (a span reaching it is open-ended)
+
+    @property
+    def releases(self) -> str:
+        """'1.25.0 and newer', '2.0.0 to 2.4.0', ... (for docstrings and the compatibility page)."""
+        return describe_spans(self.spans, self.newest)
 
     @property
     def summary(self) -> str:
@@ -49,6 +56,37 @@ class TargetSpec:
     @property
     def setter_fields(self) -> tuple[FieldSpec, ...]:
         return tuple(f for f in self.fields if not f.structural)
+
+
+def spans_of(present: list[str], ordered: list[str]) -> tuple[tuple[str, str], ...]:
+    """The runs of consecutive releases of `ordered` that are in `present`, as (first, last)."""
+    have = set(present)
+    runs: list[tuple[str, str]] = []
+    start = last = None
+    for version in ordered:
+        if version in have:
+            start = start or version
+            last = version
+        elif start is not None:
+            runs.append((start, last or start))
+            start = last = None
+    if start is not None:
+        runs.append((start, last or start))
+    return tuple(runs)
+
+
+def describe_spans(spans: tuple[tuple[str, str], ...], newest: str) -> str:
+    """Readable releases: '1.25.0 and newer', '1.30.0 to 1.39.1', '2.4.0 only'; joined by ', '.
+    A span that reaches the newest scan is open-ended ('2.13.0 and newer', not '2.13.0 only')."""
+    parts = []
+    for first, last in spans:
+        if last == newest:
+            parts.append(f"{first} and newer")
+        elif first == last:
+            parts.append(f"{first} only" if len(spans) == 1 else first)
+        else:
+            parts.append(f"{first} to {last}")
+    return ", ".join(parts) or "no scanned release"
 
 
 def _field_kind(name: str, annotation: str) -> str:
@@ -73,6 +111,7 @@ def union_fields(manifests: list[dict[str, Any]], class_name: str) -> tuple[Fiel
         for name, field in entry["fields"].items():
             newest[name] = field
             versions.setdefault(name, []).append(manifest["adk_version"])
+    ordered = [m["adk_version"] for m in manifests]
     specs = []
     for name in sorted(newest):
         field = newest[name]
@@ -87,8 +126,10 @@ def union_fields(manifests: list[dict[str, Any]], class_name: str) -> tuple[Fiel
                 kind=kind,
                 doc=field["doc"],
                 versions=tuple(versions[name]),
+                spans=spans_of(versions[name], ordered),
                 deprecated=field["deprecated"],
                 structural=name in STRUCTURAL_FIELDS,
+                newest=ordered[-1],
             )
         )
     return tuple(specs)
@@ -103,12 +144,14 @@ def render_context(manifests: list[dict[str, Any]]) -> dict[str, Any]:
         module = entry["module"] if entry else ""
         targets.append(TargetSpec(target, module, union_fields(manifests, target.adk_class)))
     field_versions = {
-        class_name: {f.name: f.versions for f in union_fields(manifests, class_name)}
+        class_name: {f.name: f.spans for f in union_fields(manifests, class_name)}
         for class_name in sorted({c for m in manifests for c in m["classes"]})
     }
     versions = [m["adk_version"] for m in manifests]
     return {
         "versions": versions,
+        "oldest": versions[0],
+        "newest": versions[-1],
         "manifest_names": [manifest_filename(v) for v in versions],
         "targets": targets,
         "field_versions": field_versions,
@@ -121,7 +164,30 @@ def render_context(manifests: list[dict[str, Any]]) -> dict[str, Any]:
             }.items()
         ),
         "plugin_callbacks": {
-            name: [m["adk_version"] for m in manifests if name in m["plugin_callbacks"]]
+            name: spans_of(
+                [m["adk_version"] for m in manifests if name in m["plugin_callbacks"]], versions
+            )
             for name in sorted({n for m in manifests for n in m["plugin_callbacks"]})
         },
+        "behaviours": behaviour_runs(manifests),
     }
+
+
+def behaviour_runs(manifests: list[dict[str, Any]]) -> dict[str, list[tuple[str, str, Any]]]:
+    """Probe name -> runs of consecutive scanned releases that gave the same answer, as
+    (first, last, answer). Releases scanned without probes interrupt no run: they are skipped."""
+    runs: dict[str, list[tuple[str, str, Any]]] = {}
+    probed = [m for m in manifests if m.get("behaviours")]
+    for name in sorted({n for m in probed for n in m["behaviours"]}):
+        current: list[tuple[str, str, Any]] = []
+        for manifest in probed:
+            version = manifest["adk_version"]
+            if name not in manifest["behaviours"]:
+                continue
+            value = manifest["behaviours"][name]
+            if current and current[-1][2] == value:
+                current[-1] = (current[-1][0], version, value)
+            else:
+                current.append((version, version, value))
+        runs[name] = current
+    return runs

@@ -15,7 +15,7 @@ from .model import render_context
 from .shadowing import check_shadowing
 
 
-def _environment(templates: Path) -> Any:
+def template_environment(templates: Path) -> Any:
     import jinja2
 
     env = jinja2.Environment(
@@ -27,7 +27,20 @@ def _environment(templates: Path) -> Any:
         autoescape=False,
     )
     env.filters["md"] = _markdown_cell
+    env.filters["pyrepr"] = python_literal
     return env
+
+
+def python_literal(value: Any) -> str:
+    """A JSON value (from a manifest) as a Python literal, dict keys sorted (deterministic)."""
+    if isinstance(value, dict):
+        items = ", ".join(
+            f"{python_literal(k)}: {python_literal(v)}" for k, v in sorted(value.items())
+        )
+        return "{" + items + "}"
+    if isinstance(value, list | tuple):
+        return "(" + "".join(f"{python_literal(v)}, " for v in value) + ")"
+    return repr(value)
 
 
 def _markdown_cell(value: Any) -> str:
@@ -104,7 +117,7 @@ def render_package(
     Refuses setters that would collide with the hand-written `builders` (by default the
     installed adk-fluent builders; see shadowing.check_shadowing).
     """
-    env = _environment(layout.templates)
+    env = template_environment(layout.templates)
     context = render_context(manifests)
     template_dir = layout.templates / GENERATED_PACKAGE
     outputs: dict[Path, str] = {}
@@ -123,31 +136,128 @@ def render_package(
 
 def render_diff_reports(layout: Layout, manifests: list[dict[str, Any]]) -> dict[Path, str]:
     """Markdown and JSON diff reports for each pair of `report_pairs`."""
-    env = _environment(layout.templates)
+    env = template_environment(layout.templates)
     acks = load_acknowledgements(layout.acks)
     outputs: dict[Path, str] = {}
     for old, new in report_pairs(manifests):
-        report = diff_manifests(old, new)
-        stem = f"{report.old_version}..{report.new_version}"
-        by_class: dict[str, list[Any]] = {}
-        for change in report.changes:
-            by_class.setdefault(change.class_name, []).append(change)
-        markdown = _render(
-            env,
-            "diff_report.md.j2",
-            {
-                "report": report,
-                "summary": report.summary(),
-                "by_class": sorted(by_class.items()),
-                "acks": acks,
-                "unacknowledged": unacknowledged(report, acks),
-            },
-        )
-        outputs[layout.diffs / f"{stem}.md"] = markdown
-        outputs[layout.diffs / f"{stem}.json"] = (
-            json.dumps(report.to_json(), indent=2, sort_keys=True) + "\n"
-        )
+        outputs.update(render_diff_report(layout, env, acks, old, new))
     return outputs
+
+
+def render_diff_report(
+    layout: Layout,
+    env: Any,
+    acks: set[tuple[str, str, str]],
+    old: dict[str, Any],
+    new: dict[str, Any],
+) -> dict[Path, str]:
+    """The Markdown and JSON report of one pair, keyed by their paths under diffs/."""
+    report = diff_manifests(old, new)
+    stem = f"{report.old_version}..{report.new_version}"
+    by_class: dict[str, list[Any]] = {}
+    for change in report.changes:
+        by_class.setdefault(change.class_name, []).append(change)
+    markdown = _render(
+        env,
+        "diff_report.md.j2",
+        {
+            "report": report,
+            "summary": report.summary(),
+            "by_class": sorted(by_class.items()),
+            "acks": acks,
+            "unacknowledged": unacknowledged(report, acks),
+        },
+    )
+    return {
+        layout.diffs / f"{stem}.md": markdown,
+        layout.diffs / f"{stem}.json": json.dumps(report.to_json(), indent=2, sort_keys=True)
+        + "\n",
+    }
+
+
+def _answer_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict):
+        return "; ".join(
+            f"`{key}({', '.join(names)})`" if isinstance(names, list) else f"`{key}`: {names}"
+            for key, names in sorted(value.items())
+        )
+    return f"`{value}`"
+
+
+def render_compatibility(layout: Layout, manifests: list[dict[str, Any]]) -> dict[Path, str]:
+    """docs/compatibility.md: releases, behaviour answers, field presence and field changes."""
+    from .model import behaviour_runs, describe_spans, spans_of, union_fields
+    from .releases import minor_line
+    from .targets import BEHAVIOUR_NOTES
+
+    versions = [m["adk_version"] for m in manifests]
+    oldest, newest = versions[0], versions[-1]
+    lines: dict[str, list[str]] = {}
+    for version in versions:
+        lines.setdefault("{}.{}".format(*minor_line(version)), []).append(version)
+    behaviours = []
+    for name, runs in behaviour_runs(manifests).items():
+        question, effect = BEHAVIOUR_NOTES.get(name, (f"Probe `{name}`.", ""))
+        behaviours.append(
+            {
+                "name": name,
+                "question": question,
+                "effect": effect,
+                "runs": [
+                    {
+                        "answer": _answer_text(value),
+                        "releases": describe_spans(((first, last),), newest),
+                    }
+                    for first, last, value in runs
+                ],
+            }
+        )
+    partial_fields = []
+    for class_name in sorted({c for m in manifests for c in m["classes"]}):
+        rows = [
+            (f.name, f.releases)
+            for f in union_fields(manifests, class_name)
+            if f.spans != ((oldest, newest),)
+        ]
+        if rows:
+            partial_fields.append((class_name, rows))
+    field_changes = [
+        (new["adk_version"], change)
+        for old, new in zip(manifests, manifests[1:], strict=False)
+        for change in diff_manifests(old, new).changes
+        if change.kind not in ("added", "removed", "class_added", "class_removed")
+        and not change.kind.startswith("callback_")
+    ]
+    plugin_callbacks = [
+        (
+            name,
+            describe_spans(
+                spans_of(
+                    [m["adk_version"] for m in manifests if name in m["plugin_callbacks"]], versions
+                ),
+                newest,
+            ),
+        )
+        for name in sorted({n for m in manifests for n in m["plugin_callbacks"]})
+    ]
+    env = template_environment(layout.templates)
+    text = _render(
+        env,
+        "compatibility.md.j2",
+        {
+            "releases": versions,
+            "oldest": oldest,
+            "newest": newest,
+            "lines": sorted(lines.items(), key=lambda item: tuple(map(int, item[0].split(".")))),
+            "behaviours": behaviours,
+            "partial_fields": partial_fields,
+            "field_changes": field_changes,
+            "plugin_callbacks": plugin_callbacks,
+        },
+    )
+    return {layout.compatibility: text}
 
 
 def render_all(
@@ -156,4 +266,25 @@ def render_all(
     """Everything `generate` writes and `check` compares."""
     outputs = render_package(layout, manifests, builders)
     outputs.update(render_diff_reports(layout, manifests))
+    if (layout.templates / "compatibility.md.j2").exists():  # test fixtures may not have it
+        outputs.update(render_compatibility(layout, manifests))
     return outputs
+
+
+def stale_outputs(layout: Layout, outputs: dict[Path, str]) -> list[Path]:
+    """Files in the generated package or diffs/ that no template produces any more (a module
+    whose template was removed, the report of a version pair no longer compared)."""
+    candidates = [*layout.package.glob("*.py"), *layout.diffs.glob("*..*.md")]
+    candidates += layout.diffs.glob("*..*.json")
+    return sorted(p for p in candidates if p not in outputs)
+
+
+def write_outputs(layout: Layout, outputs: dict[Path, str]) -> tuple[list[Path], list[Path]]:
+    """Write `outputs` (all or nothing), then delete the stale files; (changed, removed)."""
+    from .writer import write_files_atomically
+
+    changed = write_files_atomically(outputs)
+    removed = stale_outputs(layout, outputs)
+    for path in removed:
+        path.unlink()
+    return changed, removed

@@ -188,3 +188,29 @@ def scan() -> dict[str, Any]:
 def dumps(manifest: dict[str, Any]) -> str:
     """Serialise a manifest deterministically."""
     return json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def probe_behaviours() -> dict[str, Any]:
+    """The installed ADK's answers to adk-fluent's behaviour probes (`adk_fluent.adk.probes`),
+    run in a child process of this Python so that their Runners and event loops never touch
+    the scan. A CodegenError when adk-fluent is not importable here or a probe fails."""
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "adk_fluent.adk.probes"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        tail = "\n".join(result.stderr.strip().splitlines()[-10:])
+        raise CodegenError(
+            f"The behaviour probes failed on google-adk {installed_adk_version()}:\n{tail}",
+            hint="run `python -m adk_fluent.adk.probes` to see the failure; scan with "
+            "--no-behaviours to record fields only.",
+        )
+    answers = json.loads(result.stdout)
+    if not isinstance(answers, dict):
+        raise CodegenError("The behaviour probes printed something other than a JSON object.")
+    return dict(sorted(answers.items()))

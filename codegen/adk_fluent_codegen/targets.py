@@ -121,3 +121,41 @@ IR_EXTENSIONS: tuple[tuple[str, str, str, str], ...] = (
     ("consumes_type", "Any", "None", "pydantic model this node consumes (`.consumes()`)"),
     ("context", "Any", "None", "context spec (the C module), if any"),
 )
+
+# What each behaviour probe (adk_fluent.adk.probes) asks of a release, and what adk-fluent does
+# with the answer: the compatibility page's "Behaviour" section.
+BEHAVIOUR_NOTES: dict[str, tuple[str, str]] = {
+    "plugin_edits_are_stored": (
+        "Is the event a plugin's `on_event_callback` returns what the Runner stores (not only "
+        "what it streams)?",
+        "Filtered visibility through a plain Runner: where no, the stored event is the "
+        "original and the plugin returns a stripped copy for the client; where yes, the plugin "
+        "sets the hidden text aside as a session artifact and puts it back before each agent "
+        "runs (adk/plugins/visibility.py).",
+    ),
+    "temp_keys_carry_over": (
+        "Does a `temp:` key one agent writes reach the next agent of the same invocation?",
+        "The contract checker warns `temp-key-not-carried` only where it does not.",
+    ),
+    "workflow_agents_warn": (
+        "Does constructing a SequentialAgent / ParallelAgent / LoopAgent warn that it is "
+        "deprecated in favour of Workflow?",
+        "adk-fluent hides that warning while it compiles (the user asked for a Pipeline, not a "
+        "SequentialAgent).",
+    ),
+    "other_agent_reply_format": (
+        "How does another agent's reply appear in an LLM agent's request?",
+        "Nothing forks on it: C views render other agents' replies as `[name] said: ...` on "
+        "every release; prompt snapshots of ADK's own rendering must follow this row.",
+    ),
+    "include_contents_none_keeps": (
+        "What does an agent with `include_contents='none'` see after another agent replied?",
+        "The contract checker's data flow models `include_contents='none'` as this answer "
+        "(the latest other agent's reply only).",
+    ),
+    "callback_keywords": (
+        "Which keyword names does ADK pass to agent, model and tool callbacks?",
+        "Callbacks that do not take these names are wrapped at compile time so that ADK's call "
+        "binds (adk/compile.py's table must equal this row).",
+    ),
+}

@@ -31,7 +31,8 @@ def load_fixture_module(name: str) -> ModuleType:
 
 
 def copy_checkout(destination: Path) -> Path:
-    """Copy what the generator reads and writes (templates, generated, diffs) to `destination`.
+    """Copy what the generator reads and writes (templates, generated, diffs and the generated
+    docs/compatibility.md) to `destination`.
 
     The hand-written builders are not copied: the shadowing check imports the installed ones.
     """
@@ -40,6 +41,8 @@ def copy_checkout(destination: Path) -> Path:
         source = REPO_ROOT / name
         if source.exists():
             shutil.copytree(source, destination / name, ignore=ignore)
+    (destination / "docs").mkdir(exist_ok=True)
+    shutil.copy(REPO_ROOT / "docs" / "compatibility.md", destination / "docs" / "compatibility.md")
     return destination
 
 

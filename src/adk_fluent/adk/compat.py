@@ -9,12 +9,20 @@ from __future__ import annotations
 import functools
 import sys
 import warnings
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from adk_fluent_generated.behaviours import UnknownBehaviour, behaviour_on
 from adk_fluent_generated.compile_cases import adk_class
-from adk_fluent_generated.field_versions import FIELD_VERSIONS
+from adk_fluent_generated.field_versions import (
+    FIELD_VERSIONS,
+    SCANNED_ADK_VERSIONS,
+    release_key,
+    releases_in,
+)
+
+from adk_fluent.adk.probes import WORKFLOW_DEPRECATION
 
 
 @functools.cache
@@ -49,108 +57,65 @@ def installed_fields(class_name: str) -> frozenset[str]:
 
 
 def versions_with_field(class_name: str, field: str) -> tuple[str, ...]:
-    """Scanned ADK versions whose `class_name` has `field` (empty when none)."""
+    """Scanned ADK releases whose `class_name` has `field`, oldest first (empty when none)."""
+    return releases_in(field_spans(class_name, field))
+
+
+def field_spans(class_name: str, field: str) -> tuple[tuple[str, str], ...]:
+    """The runs of scanned releases that have `class_name.field`, as (first, last) pairs."""
     return FIELD_VERSIONS.get(class_name, {}).get(field, ())
 
 
+def field_was_removed(class_name: str, field: str, version: str) -> bool:
+    """Whether every scanned release with `class_name.field` is older than `version`."""
+    spans = field_spans(class_name, field)
+    return bool(spans) and release_key(spans[-1][1]) < release_key(version)
+
+
+def field_releases_text(class_name: str, field: str) -> str:
+    """Where a field exists, for error hints: '2.0.0 and newer', '1.30.0 to 1.39.1', ''."""
+    newest = SCANNED_ADK_VERSIONS[-1]
+    return ", ".join(
+        f"{first} and newer" if last == newest else first if first == last else f"{first} to {last}"
+        for first, last in field_spans(class_name, field)
+    )
+
+
 # -- behaviour that changed between releases -------------------------------------------------
-# Each fork is decided by watching the installed ADK do it (a probe, run once and cached), never
-# by its version number: ADK changed some of them inside 1.x (plugin-edit persistence at 1.31.0).
-
-
-def _in_worker_thread(probe: Callable[[], Coroutine[Any, Any, bool]]) -> bool:
-    """Run an async probe to completion on its own event loop in a worker thread, so it works
-    whether or not the caller is itself inside a running loop (a probe blocks for milliseconds,
-    once per process)."""
-    import asyncio
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1, thread_name_prefix="adk_fluent_probe") as pool:
-        return pool.submit(asyncio.run, probe()).result()
-
-
-async def _run_probe_agent(agent: Any, plugins: list[Any]) -> list[Any]:
-    """Run `agent` for one turn through a real in-memory Runner; the session's stored events."""
-    from google.adk.apps.app import App
-    from google.adk.runners import Runner
-    from google.adk.sessions import InMemorySessionService
-    from google.genai import types
-
-    service = InMemorySessionService()
-    runner = Runner(
-        app=App(name="adk_fluent_probe", root_agent=agent, plugins=plugins),
-        session_service=service,
-    )
-    session = await service.create_session(app_name="adk_fluent_probe", user_id="probe")
-    message = types.Content(role="user", parts=[types.Part(text="probe")])
-    async for _ in runner.run_async(user_id="probe", session_id=session.id, new_message=message):
-        pass
-    stored = await service.get_session(
-        app_name="adk_fluent_probe", user_id="probe", session_id=session.id
-    )
-    return list(stored.events) if stored else []
-
-
-def _probe_agent_class() -> type:
-    from google.adk.agents.base_agent import BaseAgent
-    from google.adk.events.event import Event
-    from google.genai import types
-
-    class _ProbeAgent(BaseAgent):  # type: ignore[misc]
-        """Yields one text event and ends."""
-
-        async def _run_async_impl(self, ctx: Any) -> Any:
-            yield Event(
-                author=self.name,
-                invocation_id=ctx.invocation_id,
-                content=types.Content(role="model", parts=[types.Part(text="original")]),
-            )
-
-    return _ProbeAgent
+# Each fork is decided by what the installed ADK does, never by its version number: ADK changed
+# some of them inside 1.x (plugin-edit persistence and temp: keys between 1.30 and 1.31). The
+# scans asked every supported release the probes of adk/probes.py; a release they cover is
+# answered from that table, any other (a release newer than the scans) runs the probe once.
 
 
 @functools.cache
+def behaviour(name: str) -> Any:
+    """The installed ADK's answer to probe `name` (adk/probes.py): the scans' answer for a
+    scanned release, else the probe's, run now, once per process."""
+    from adk_fluent.adk.probes import PROBES
+
+    if name not in PROBES:
+        raise KeyError(f"no behaviour probe named {name!r}; the probes are {sorted(PROBES)}")
+    try:
+        return behaviour_on(name, adk_version())
+    except UnknownBehaviour:
+        return PROBES[name]()
+
+
 def plugin_edits_are_stored() -> bool:
-    """Whether what an `on_event_callback` returns is what the Runner stores (ADK 1.31.0+ and
-    2.x), rather than only what it streams while the original is stored (1.25 .. 1.30).
-
-    Probe: an agent yields one text event, a plugin returns an edited copy, and the stored
-    session is read back."""
-    from google.adk.plugins.base_plugin import BasePlugin
-    from google.genai import types
-
-    class _EditPlugin(BasePlugin):  # type: ignore[misc]
-        async def on_event_callback(self, *, invocation_context: Any, event: Any) -> Any:
-            edited = types.Content(role="model", parts=[types.Part(text="edited")])
-            return event.model_copy(update={"content": edited})
-
-    async def probe() -> bool:
-        agent = _probe_agent_class()(name="probe_agent")
-        events = await _run_probe_agent(agent, [_EditPlugin(name="adk_fluent_probe_edit")])
-        texts = [
-            part.text
-            for event in events
-            if event.author == "probe_agent" and event.content
-            for part in event.content.parts or []
-        ]
-        return texts == ["edited"]
-
-    return _in_worker_thread(probe)
+    """Whether what an `on_event_callback` returns is what the Runner stores, rather than only
+    what it streams while the original is stored (docs/compatibility.md says which releases)."""
+    return bool(behaviour("plugin_edits_are_stored"))
 
 
-@functools.cache
 def workflow_agents_warn() -> bool:
-    """Whether constructing Sequential/Parallel/LoopAgent warns about Workflow (ADK 2.x).
+    """Whether constructing Sequential/Parallel/LoopAgent warns about Workflow (ADK 2.x)."""
+    return bool(behaviour("workflow_agents_warn"))
 
-    Probe: construct one and watch for the deprecation."""
-    from google.adk.agents import SequentialAgent
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        SequentialAgent(name="adk_fluent_probe")
-    return any(
-        issubclass(w.category, DeprecationWarning) and "Workflow" in str(w.message) for w in caught
-    )
+def temp_keys_carry_over() -> bool:
+    """Whether a temp: key one agent writes is visible to the next agent of the invocation."""
+    return bool(behaviour("temp_keys_carry_over"))
 
 
 @contextmanager
@@ -161,11 +126,8 @@ def quiet_workflow_deprecation() -> Iterator[None]:
     compile target, so it must not reach them. Only that message is filtered, only here.
     """
     with warnings.catch_warnings():
-        warnings.filterwarnings(
-            "ignore",
-            message=r".*(SequentialAgent|ParallelAgent|LoopAgent) is deprecated in favor of Workflow.*",
-            category=DeprecationWarning,
-        )
+        # 2.0 and 2.13 word it differently; probes.WORKFLOW_DEPRECATION matches both
+        warnings.filterwarnings("ignore", message=WORKFLOW_DEPRECATION, category=DeprecationWarning)
         yield
 
 

@@ -12,7 +12,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, ClassVar, NoReturn, Self
 
-from adk_fluent.adk.compat import adk_version, installed_fields, versions_with_field
+from adk_fluent.adk.compat import (
+    adk_version,
+    field_releases_text,
+    field_was_removed,
+    installed_fields,
+)
 from adk_fluent.adk.compile import callback_keywords, takes_keywords
 from adk_fluent.errors import BuildError, FieldNotInstalledError, UnknownSetterError, did_you_mean
 from adk_fluent.ir.depth import recursion_room, tree_depth, walking
@@ -168,16 +173,21 @@ class BuilderBase:
     def _check_field(self, field: str) -> None:
         if field in installed_fields(self._ADK_CLASS):
             return
-        versions = versions_with_field(self._ADK_CLASS, field)
+        releases = field_releases_text(self._ADK_CLASS, field)
+        if not releases:
+            hint = "no scanned google-adk release has this field."
+        elif field_was_removed(self._ADK_CLASS, field, adk_version()):
+            hint = (
+                f"only google-adk {releases} had it; ADK removed it since, so drop the call "
+                "(or pin google-adk to such a release)."
+            )
+        else:
+            hint = f"it exists in google-adk {releases}; upgrade google-adk to use it."
         raise FieldNotInstalledError(
             f"the installed google-adk {adk_version()} has no {self._ADK_CLASS}.{field}",
             agent=self._name,
             field=field,
-            hint=(
-                f"it exists in google-adk {', '.join(versions)}; upgrade google-adk to use it."
-                if versions
-                else "no scanned google-adk version has this field."
-            ),
+            hint=hint,
         )
 
     def _set_field(self, field: str, value: Any) -> Self:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from adk_fluent.adk.compat import adk_version
+from adk_fluent.adk.compat import adk_version, behaviour
 from adk_fluent.analysis.contracts import ContractReport, check_tree
 from adk_fluent.analysis.contracts.checker import initial_key_names
 from adk_fluent.api.builder import BuilderBase
@@ -63,6 +63,7 @@ def check_contracts(
             target_adk=target_adk,
             visibility_mode=visibility_mode or options.visibility_mode,
             checks=checks,
+            installed_behaviour=behaviour,
         )
 
 

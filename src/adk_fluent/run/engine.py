@@ -500,10 +500,12 @@ def _checked(ir: Node, options: BuildOptions, backend: Any, mode: VisibilityMode
     if backend is not None and hasattr(backend, "check_tree"):
         backend.check_tree(ir)
     if options.strict is not None:  # `.strict()`: contract errors refuse the build
-        from adk_fluent.adk.compat import adk_version
+        from adk_fluent.adk.compat import adk_version, behaviour
         from adk_fluent.analysis.contracts import enforce_strict
 
-        enforce_strict(ir, options.strict, mode or options.visibility_mode, adk_version())
+        enforce_strict(
+            ir, options.strict, mode or options.visibility_mode, adk_version(), behaviour
+        )
     return ir
 
 

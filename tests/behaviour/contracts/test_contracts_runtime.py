@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from adk_fluent import Agent, C, Route, S, check_contracts, map_over
+from adk_fluent.adk.compat import temp_keys_carry_over
 from adk_fluent.testing import mock_backend
-from tests.conftest import ADK_MAJOR, request_texts, system_instruction
+from tests.conftest import request_texts, system_instruction
 
 
 async def test_read_before_write_is_the_failure_adk_reports():
@@ -68,7 +69,7 @@ async def test_temp_key_verdict_matches_the_installed_adk():
     await pipeline.run("hi", backend=backend)
     arrived = "Y is VALUE." in system_instruction(backend.requests["r"][0])
     warned = "temp-key-not-carried" in check_contracts(strict_reader).codes()
-    assert arrived == (ADK_MAJOR >= 2)
+    assert arrived == temp_keys_carry_over()  # the behaviour table (or probe) is right
     assert warned == (not arrived)  # the checker says what this ADK actually does
 
 

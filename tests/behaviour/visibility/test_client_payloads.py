@@ -10,6 +10,7 @@ import logging
 import pytest
 
 from adk_fluent import Agent
+from adk_fluent.adk import probes
 from adk_fluent.adk.compat import (
     plugin_edits_are_stored,
     workflow_agents_warn,
@@ -58,9 +59,9 @@ async def test_the_probe_agrees_with_what_the_store_holds(sqlite_url):
 
 
 async def test_probes_run_inside_a_running_event_loop():
-    # uncached: the probe itself, from a coroutine (it runs in a worker thread)
-    assert plugin_edits_are_stored.__wrapped__() == plugin_edits_are_stored()
-    assert workflow_agents_warn.__wrapped__() == workflow_agents_warn()
+    # the probes themselves, from a coroutine (each runs its Runner in a worker thread)
+    assert probes.plugin_edits_are_stored() == plugin_edits_are_stored()
+    assert probes.workflow_agents_warn() == workflow_agents_warn()
 
 
 async def test_no_client_payload_holds_internal_text(store):

@@ -68,7 +68,7 @@ def test_generate_is_byte_identical_on_rerun(checkout: Path) -> None:
     before = snapshot(checkout)
     code, output = run("generate", "--root", str(checkout))
     assert code == 0, output
-    assert "(0 changed)" in output
+    assert "(0 changed, 0 removed)" in output
     assert snapshot(checkout) == before
 
 
@@ -77,7 +77,7 @@ def test_generate_repairs_drift(checkout: Path) -> None:
     original = target.read_text()
     target.write_text("# edited by hand\n")
     code, output = run("generate", "--root", str(checkout))
-    assert code == 0 and "(1 changed)" in output
+    assert code == 0 and "(1 changed," in output
     assert target.read_text() == original
 
 
@@ -88,7 +88,7 @@ def test_regen_on_an_unchanged_adk_changes_nothing(checkout: Path) -> None:
     code, output = run("regen", "--root", str(checkout))
     assert code == 0, output
     assert f"google-adk {ADK_VERSION}:" in output and "classes" in output and "fields" in output
-    assert "(0 changed)" in output
+    assert "(0 changed, 0 removed)" in output
     assert snapshot(checkout) == before
 
 

@@ -21,7 +21,7 @@ import importlib.metadata
 from typing import Any
 
 import pytest
-from adk_fluent_generated.field_versions import FIELD_VERSIONS
+from adk_fluent_generated.field_versions import FIELD_VERSIONS, field_present, release_key
 from google.genai import types
 from pydantic import BaseModel
 
@@ -192,10 +192,11 @@ OPTIONAL = {
 NONE_BECOMES: dict[str, Any] = {"generate_content_config": types.GenerateContentConfig()}
 
 # (ADK class, field) -> the scanned releases that have it, for every field of the builder
-# classes that some scanned release lacks (read off generated/manifests/ by hand).
+# classes that some scanned release lacks (read off docs/compatibility.md by hand).
+TWO_X = "2.0.0 and newer"
 RELEASES_OF_PARTIAL_FIELDS: dict[tuple[str, str], str] = {
     **{
-        ("LlmAgent", field): "2.0.0, 2.13.0"
+        ("LlmAgent", field): TWO_X
         for field in (
             "mode",
             "parallel_worker",
@@ -207,7 +208,7 @@ RELEASES_OF_PARTIAL_FIELDS: dict[tuple[str, str], str] = {
         )
     },
     **{
-        (adk_class, field): "2.0.0, 2.13.0"
+        (adk_class, field): TWO_X
         for adk_class in ("SequentialAgent", "ParallelAgent", "LoopAgent")
         for field in (
             "input_schema",
@@ -218,6 +219,11 @@ RELEASES_OF_PARTIAL_FIELDS: dict[tuple[str, str], str] = {
             "timeout",
             "wait_for_output",
         )
+    },
+    # BaseAgent.version: added in 1.27.2, removed in 1.27.3
+    **{
+        (adk_class, "version"): "1.27.2"
+        for adk_class in ("LlmAgent", "SequentialAgent", "ParallelAgent", "LoopAgent")
     },
 }
 
@@ -623,5 +629,8 @@ def test_a_field_the_installed_adk_lacks_is_refused_with_the_releases_that_have_
     assert f"agent '{name}', field '{field}'" in message
     assert f"the installed google-adk {installed} has no {adk_class}.{field}" in message
     releases = RELEASES_OF_PARTIAL_FIELDS[(adk_class, field)]
-    assert f"hint: it exists in google-adk {releases}; upgrade google-adk to use it." in message
-    assert installed not in releases.split(", ")
+    assert field_present(adk_class, field, installed) is False
+    if release_key(installed) > release_key(releases.split()[0]):  # only older releases had it
+        assert f"hint: only google-adk {releases} had it; ADK removed it since" in message
+    else:
+        assert f"hint: it exists in google-adk {releases}; upgrade google-adk to use it." in message

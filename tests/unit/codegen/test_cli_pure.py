@@ -27,7 +27,7 @@ def run(*args: str) -> tuple[int, str]:
 
 def test_scan_writes_the_manifest(tmp_path: Path) -> None:
     out = tmp_path / "m.json"
-    code, output = run("scan", "--output", str(out))
+    code, output = run("scan", "--no-behaviours", "--output", str(out))
     assert code == 0, output
     assert f"scanned google-adk {ADK_VERSION}" in output
     assert json.loads(out.read_text())["adk_version"] == ADK_VERSION
@@ -119,7 +119,7 @@ def test_adk_missing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         raise importlib.metadata.PackageNotFoundError(name)
 
     monkeypatch.setattr(importlib.metadata, "version", missing)
-    code, output = run("scan", "--output", str(tmp_path / "m.json"))
+    code, output = run("scan", "--no-behaviours", "--output", str(tmp_path / "m.json"))
     assert_friendly(code, output, "google-adk is not installed", "pip install")
     assert not (tmp_path / "m.json").exists()
 

@@ -1,9 +1,10 @@
 """The generated field-version table (adk_fluent_generated.field_versions) against its sources.
 
-* The committed manifests (generated/manifests/google-adk-<v>.json): for a hand-picked sample of
-  fields, the releases that have each one were read off the manifests by hand and written down
-  here (including fields that leave a release and come back); the releases' changes, class by
-  class, likewise; and the whole table equals what the manifests say, class by class.
+* The committed manifests (generated/manifests/google-adk-<v>.json, one per release from 1.25.0
+  on): for a hand-picked sample of fields, the releases that have each one were read off the
+  scans by hand and written down here as runs of releases (including fields that leave a release
+  and come back); what changed between three pairs of releases, class by class, likewise; and
+  the whole table equals what the manifests say, class by class.
 * The installed google-adk: every field the table lists for the installed release is a pydantic
   model field of the installed class, and every model field of the installed class is in the
   table for that release.
@@ -19,17 +20,32 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adk_fluent_generated.field_versions import FIELD_VERSIONS, SCANNED_ADK_VERSIONS
+from adk_fluent_generated.field_versions import (
+    FIELD_VERSIONS,
+    SCANNED_ADK_VERSIONS,
+    field_present,
+    release_key,
+    releases_in,
+)
 
-from adk_fluent.adk.compat import versions_with_field
+from adk_fluent.adk.compat import field_spans, versions_with_field
 
 MANIFESTS = Path(__file__).resolve().parents[3] / "generated" / "manifests"
 
-SCANNED = ("1.25.0", "1.39.1", "2.0.0", "2.13.0")
-ALL = SCANNED
-FROM_1_39 = ("1.39.1", "2.0.0", "2.13.0")
-TWO_X = ("2.0.0", "2.13.0")
-ONLY_2_13 = ("2.13.0",)
+SCANNED = tuple(
+    sorted(
+        (p.name.removeprefix("google-adk-").removesuffix(".json") for p in MANIFESTS.iterdir()),
+        key=release_key,
+    )
+)
+OLDEST, NEWEST = "1.25.0", "2.13.0"
+ALL = ((OLDEST, NEWEST),)
+TWO_X = (("2.0.0", NEWEST),)
+
+
+def since(first: str) -> tuple[tuple[str, str], ...]:
+    return ((first, NEWEST),)
+
 
 # Where each scanned class lives in the installed ADK (Workflow exists from 2.0.0 only).
 MODULES = {
@@ -58,23 +74,22 @@ def releases_in_manifests(adk_class: str, field: str) -> tuple[str, ...]:
     return tuple(v for v in SCANNED if field in manifest_fields(v).get(adk_class, ()))
 
 
-def test_the_table_covers_the_four_committed_manifests_in_release_order() -> None:
+def test_the_table_covers_every_committed_manifest_in_release_order() -> None:
     assert SCANNED_ADK_VERSIONS == SCANNED
-    assert sorted(p.name for p in MANIFESTS.glob("google-adk-*.json")) == [
-        "google-adk-1.25.0.json",
-        "google-adk-1.39.1.json",
-        "google-adk-2.0.0.json",
-        "google-adk-2.13.0.json",
-    ]
+    assert (SCANNED[0], SCANNED[-1]) == (OLDEST, NEWEST)
+    assert len(SCANNED) >= 50  # every final release from 1.25.0 to 2.13.0 (1.27.0 was yanked)
+    assert {"1.27.0"} & set(SCANNED) == set()
+    assert {"1.25.1", "1.27.2", "1.39.1", "2.0.0", "2.6.3", "2.9.2"} <= set(SCANNED)
     assert set(FIELD_VERSIONS) == set(MODULES)
 
 
-# (class, field) -> the releases that have it, read off generated/manifests/ by hand
-SAMPLE_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {
+# (class, field) -> the runs of releases that have it, read off generated/manifests/ by hand
+SAMPLE_FIELDS: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {
     ("App", "root_agent"): ALL,
     ("App", "plugins"): ALL,
     ("BaseAgent", "parent_agent"): ALL,
     ("BaseAgent", "timeout"): TWO_X,
+    ("BaseAgent", "version"): (("1.27.2", "1.27.2"),),  # one patch release only
     ("LlmAgent", "instruction"): ALL,
     ("LlmAgent", "static_instruction"): ALL,
     ("LlmAgent", "mode"): TWO_X,
@@ -87,21 +102,21 @@ SAMPLE_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {
     ("Workflow", "edges"): TWO_X,
     ("Workflow", "max_concurrency"): TWO_X,
     ("Event", "invocation_id"): ALL,
-    ("Event", "go_away"): FROM_1_39,
-    ("Event", "live_session_id"): FROM_1_39,
-    ("Event", "turn_complete_reason"): ("1.39.1", "2.13.0"),  # not in 2.0.0
+    ("Event", "go_away"): since("1.29.0"),
+    ("Event", "live_session_id"): since("1.31.0"),
+    ("Event", "turn_complete_reason"): (("1.34.2", "1.39.1"), ("2.2.0", NEWEST)),
     ("Event", "isolation_scope"): TWO_X,
-    ("Event", "environment_id"): ONLY_2_13,
-    ("Event", "voice_activity"): ONLY_2_13,
+    ("Event", "environment_id"): since("2.4.0"),
+    ("Event", "voice_activity"): since("2.5.0"),
     ("EventActions", "state_delta"): ALL,
-    ("EventActions", "render_ui_widgets"): FROM_1_39,
+    ("EventActions", "render_ui_widgets"): since("1.27.1"),
     ("EventActions", "route"): TWO_X,
-    ("EventActions", "transfer_reason"): ONLY_2_13,
+    ("EventActions", "transfer_reason"): since("2.9.0"),
     ("RunConfig", "max_llm_calls"): ALL,
-    ("RunConfig", "history_config"): ("1.39.1", "2.13.0"),  # not in 2.0.0
-    ("RunConfig", "avatar_config"): FROM_1_39,
-    ("RunConfig", "telemetry"): ONLY_2_13,
-    ("RunConfig", "service_tier"): ONLY_2_13,
+    ("RunConfig", "history_config"): (("1.35.0", "1.39.1"), ("2.2.0", NEWEST)),
+    ("RunConfig", "avatar_config"): since("1.30.0"),
+    ("RunConfig", "telemetry"): since("2.3.0"),
+    ("RunConfig", "service_tier"): since("2.10.0"),
 }
 
 
@@ -111,11 +126,15 @@ SAMPLE_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {
     ids=[f"{c}.{f}" for c, f in SAMPLE_FIELDS],
 )
 def test_a_sample_field_is_in_exactly_the_releases_written_down(
-    adk_class: str, field: str, expected: tuple[str, ...]
+    adk_class: str, field: str, expected: tuple[tuple[str, str], ...]
 ) -> None:
-    assert releases_in_manifests(adk_class, field) == expected  # the hand reading holds
+    releases = releases_in(expected)
+    assert releases_in_manifests(adk_class, field) == releases  # the hand reading holds
     assert FIELD_VERSIONS[adk_class][field] == expected  # and the generated table agrees
-    assert versions_with_field(adk_class, field) == expected  # as the library reads it
+    assert versions_with_field(adk_class, field) == releases  # as the library reads it
+    assert field_spans(adk_class, field) == expected
+    for version in SCANNED:
+        assert field_present(adk_class, field, version) is (version in releases)
 
 
 @pytest.mark.parametrize(
@@ -221,8 +240,9 @@ CHANGES: dict[tuple[str, str], dict[str, tuple[set[str], set[str]]]] = {
 def test_each_release_adds_and_removes_the_fields_written_down(old: str, new: str) -> None:
     changed = {}
     for adk_class, fields in FIELD_VERSIONS.items():
-        added = {f for f, versions in fields.items() if new in versions and old not in versions}
-        removed = {f for f, versions in fields.items() if old in versions and new not in versions}
+        at_old = {f for f in fields if field_present(adk_class, f, old)}
+        at_new = {f for f in fields if field_present(adk_class, f, new)}
+        added, removed = at_new - at_old, at_old - at_new
         if added or removed:
             changed[adk_class] = (added, removed)
     assert changed == CHANGES[(old, new)]
@@ -232,7 +252,7 @@ def test_each_release_adds_and_removes_the_fields_written_down(old: str, new: st
 def test_the_table_equals_the_committed_manifests(adk_class: str) -> None:
     every_field = set().union(*(manifest_fields(v).get(adk_class, ()) for v in SCANNED))
     expected = {field: releases_in_manifests(adk_class, field) for field in every_field}
-    assert FIELD_VERSIONS[adk_class] == expected
+    assert {f: releases_in(spans) for f, spans in FIELD_VERSIONS[adk_class].items()} == expected
 
 
 def _installed_model_fields(adk_class: str) -> frozenset[str] | None:
@@ -251,7 +271,7 @@ def test_the_installed_adk_has_exactly_the_fields_the_table_gives_its_release(
     installed = importlib.metadata.version("google-adk")
     if installed not in SCANNED_ADK_VERSIONS:
         pytest.skip(f"google-adk {installed} is not a scanned release (make regen)")
-    listed = {f for f, versions in FIELD_VERSIONS[adk_class].items() if installed in versions}
+    listed = {f for f in FIELD_VERSIONS[adk_class] if field_present(adk_class, f, installed)}
     actual = _installed_model_fields(adk_class)
     if not listed:  # the table gives this release no field of the class: ADK has no such class
         assert actual is None

@@ -4,8 +4,11 @@ registry, and version-dependent judgement."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
+from adk_fluent_generated.behaviours import first_release_where
+from adk_fluent_generated.field_versions import SCANNED_ADK_VERSIONS
 
 from adk_fluent import (
     Agent,
@@ -23,7 +26,8 @@ from adk_fluent import (
     registered_checks,
     unregister_check,
 )
-from tests.conftest import ADK_MAJOR, ADK_VERSION
+from adk_fluent.adk.compat import temp_keys_carry_over
+from tests.conftest import ADK_VERSION
 
 
 def broken():
@@ -163,13 +167,46 @@ def test_temp_keys_are_judged_by_the_installed_adk_unless_told_otherwise():
         C.user_only()
     )
     installed = check_contracts(pipeline)
-    if ADK_MAJOR < 2:
+    if not temp_keys_carry_over():  # what the installed ADK does (the scans' table, or a probe)
         assert installed.codes() == ["temp-key-not-carried"]
         assert f"google-adk {ADK_VERSION} (installed)" in installed[0].message
     else:
         assert not installed.issues
+    # judged by another release: what the scans recorded for it
     assert check_contracts(pipeline, target_adk="1.25.0").codes() == ["temp-key-not-carried"]
     assert not check_contracts(pipeline, target_adk="2.13.0").issues
+    since = first_release_where("temp_keys_carry_over", True)
+    assert since is not None
+    assert not check_contracts(pipeline, target_adk=since).issues
+    before = SCANNED_ADK_VERSIONS[SCANNED_ADK_VERSIONS.index(since) - 1]
+    report = check_contracts(pipeline, target_adk=before)
+    assert report.codes() == ["temp-key-not-carried"]
+    assert f"google-adk {since} and newer carry temp: keys" in report[0].message
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("1.2.0", "no scan says how google-adk 1.2.0 behaves"),
+        ("2", "target_adk must be a google-adk release, not '2'"),
+        ("2.x", "target_adk must be a google-adk release"),
+    ],
+)
+def test_a_target_adk_no_scan_covers_is_a_clear_error(target, message):
+    pipeline = Agent("w").outputs("temp:y") >> Agent("r").instruct("{temp:y}").context(
+        C.user_only()
+    )
+    with pytest.raises(BuildError, match=re.escape(message)) as info:
+        check_contracts(pipeline, target_adk=target)
+    assert info.value.field == "target_adk" and info.value.hint
+
+
+def test_a_target_newer_than_every_scan_is_judged_like_the_newest():
+    pipeline = Agent("w").outputs("temp:y") >> Agent("r").instruct("{temp:y}").context(
+        C.user_only()
+    )
+    newest = check_contracts(pipeline, target_adk=SCANNED_ADK_VERSIONS[-1])
+    assert check_contracts(pipeline, target_adk="99.0.0").codes() == newest.codes()
 
 
 def test_strict_builder_refuses_to_build_with_errors():

@@ -15,7 +15,7 @@ from adk_fluent import (
     Pipeline,
     UnknownSetterError,
 )
-from tests.conftest import ADK_MAJOR
+from adk_fluent.adk.compat import field_spans, installed_fields
 
 
 def test_unknown_setter_suggests_the_right_one():
@@ -92,16 +92,20 @@ def test_callback_that_is_not_callable():
         Agent("a").before_model_callback("nope")
 
 
-@pytest.mark.skipif(ADK_MAJOR >= 2, reason="google-adk 2.x has LlmAgent.mode")
+MODE_INSTALLED = "mode" in installed_fields("LlmAgent")  # LlmAgent.mode: google-adk 2.x
+
+
+@pytest.mark.skipif(MODE_INSTALLED, reason="the installed google-adk has LlmAgent.mode")
 def test_field_missing_from_installed_adk_names_the_versions_that_have_it():
     with pytest.raises(FieldNotInstalledError) as info:
         Agent("a").mode("task")
     message = str(info.value)
     assert "agent 'a'" in message and "field 'mode'" in message
-    assert "2.13.0" in message and "upgrade" in message
+    first = field_spans("LlmAgent", "mode")[0][0]
+    assert f"google-adk {first} and newer" in message and "upgrade" in message
 
 
-@pytest.mark.skipif(ADK_MAJOR < 2, reason="LlmAgent.mode exists from google-adk 2.0")
+@pytest.mark.skipif(not MODE_INSTALLED, reason="the installed google-adk has no LlmAgent.mode")
 def test_field_present_in_installed_adk_compiles():
     agent = Agent("a").mode("task").build()
     assert agent.mode == "task"

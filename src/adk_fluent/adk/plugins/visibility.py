@@ -4,7 +4,7 @@ internal agents' text from the client without losing it.
 Why not just strip content in `on_event_callback`? Because ADK changed, inside 1.x, when that
 callback runs (docs/visibility.md; decided by the probe `adk.compat.plugin_edits_are_stored`):
 
-* store-then-plugin (1.25 .. 1.30): the Runner stores the event, then calls the plugin; a
+* store-then-plugin (1.25 .. 1.30; docs/compatibility.md has the exact releases): the Runner stores the event, then calls the plugin; a
   stripped copy hides the text from the client while the store keeps the original.
 * plugin-then-store (1.31+ and 2.x): the plugin runs first and its result is what is stored AND
   streamed; a stripped event would be stripped in the store too.

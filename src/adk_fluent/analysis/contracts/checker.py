@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cached_property
 from typing import Any, get_args
+
+from adk_fluent_generated.behaviours import UnknownBehaviour, behaviour_on
+from adk_fluent_generated.field_versions import SCANNED_ADK_VERSIONS
 
 from adk_fluent.analysis.contracts.dataflow import YES, DataflowResult, ReadRecord, analyse
 from adk_fluent.analysis.contracts.effects import REF_CHANNELS
@@ -35,13 +38,14 @@ class CheckContext:
         initial_keys: Iterable[str] = (),
         target_adk: str | None = None,
         visibility_mode: str | None = None,
+        installed_behaviour: Callable[[str], Any] | None = None,
     ) -> None:
         self.root = root
         self.schema = checked_schema(schema)
         self.initial_keys = frozenset(initial_key_names(initial_keys))
         self.installed_adk = target_adk is None
-        self.target_version = target_adk or installed_adk
-        self.target_major = _major(target_adk, self.target_version)
+        self.target_version = _checked_target(target_adk) or installed_adk
+        self._installed_behaviour = installed_behaviour
         if visibility_mode not in (None, *get_args(VisibilityMode)):
             raise BuildError(
                 f"unknown visibility mode {_short(visibility_mode)}",
@@ -77,6 +81,22 @@ class CheckContext:
     def order(self) -> dict[str, int]:
         """Tree order of every node path (issues are sorted by it)."""
         return {"/".join(path): index for index, (path, _) in enumerate(iter_paths(self.root))}
+
+    def behaves(self, probe: str) -> Any:
+        """What the judged google-adk answers to behaviour probe `probe` (adk/probes.py): the
+        installed one's answer (the ADK room passes it in), or the scans' answer for
+        `target_adk`."""
+        if self.installed_adk and self._installed_behaviour is not None:
+            return self._installed_behaviour(probe)
+        try:
+            return behaviour_on(probe, self.target_version, scanned_only=False)
+        except UnknownBehaviour:
+            raise BuildError(
+                f"no scan says how google-adk {self.target_version} behaves ({probe})",
+                field="target_adk",
+                hint=f"judge by a supported release, {SCANNED_ADK_VERSIONS[0]} to "
+                f"{SCANNED_ADK_VERSIONS[-1]} (docs/compatibility.md lists them).",
+            ) from None
 
     @property
     def version_label(self) -> str:
@@ -156,13 +176,15 @@ def initial_key_names(keys: Any, *, agent: str | None = None) -> tuple[str, ...]
     return names
 
 
-def _major(target_adk: Any, version: str) -> int:
-    """The major release of the version to judge by; `target_adk` must look like '1.25.0'."""
-    if target_adk is None or (isinstance(target_adk, str) and re.match(r"\d+(\.|$)", target_adk)):
-        return int(version.split(".", 1)[0])
+def _checked_target(target_adk: Any) -> str | None:
+    """`target_adk` as given when it looks like a release ('1.25.0'), else a BuildError."""
+    if target_adk is None or (
+        isinstance(target_adk, str) and re.fullmatch(r"\d+\.\d+\.\d+", target_adk)
+    ):
+        return target_adk
     example = f"'{target_adk}.0.0'" if isinstance(target_adk, int) else "'1.25.0'"
     raise BuildError(
-        f"target_adk must be a google-adk version, not {_short(target_adk)}",
+        f"target_adk must be a google-adk release, not {_short(target_adk)}",
         field="target_adk",
         hint=f"e.g. target_adk={example}, or leave it out to judge by the installed google-adk.",
     )
@@ -199,12 +221,14 @@ def check_tree(
     target_adk: str | None = None,
     visibility_mode: str | None = None,
     checks: Iterable[str] | None = None,
+    installed_behaviour: Callable[[str], Any] | None = None,
 ) -> ContractReport:
     """Check an IR tree before any model call; returns a ContractReport.
 
-    `installed_adk`: the google-adk version installed (the ADK room knows it); `target_adk`:
-    the version to judge version-specific behaviour by instead. See `check_contracts` in the
-    API for the other options.
+    `installed_adk`: the google-adk version installed and `installed_behaviour`: its answers to
+    the behaviour probes (the ADK room knows both; without the latter the scans' table answers);
+    `target_adk`: the version to judge version-specific behaviour by instead. See
+    `check_contracts` in the API for the other options.
     """
     from adk_fluent.analysis.contracts import checks as _builtin  # noqa: F401  (registers them)
     from adk_fluent.analysis.contracts.checks.common import read_subject
@@ -216,6 +240,7 @@ def check_tree(
         initial_keys=initial_keys,
         target_adk=target_adk,
         visibility_mode=visibility_mode,
+        installed_behaviour=installed_behaviour,
     )
     selected = select_checks(checks)
     found: dict[tuple[str, str, str | None, str], Issue] = {}
@@ -252,7 +277,11 @@ def _refusal(report: ContractReport, *, strict: bool) -> str:
 
 
 def enforce_strict(
-    root: Node, options: StrictOptions, visibility_mode: str | None, installed_adk: str
+    root: Node,
+    options: StrictOptions,
+    visibility_mode: str | None,
+    installed_adk: str,
+    installed_behaviour: Callable[[str], Any] | None = None,
 ) -> None:
     """What `.strict()` builds run: refuse to compile a tree whose contract check has errors."""
     # `.strict(schema=..., initial_keys=...)` belong to the root: errors name it
@@ -262,6 +291,7 @@ def enforce_strict(
         schema=checked_schema(options.schema, agent=root.name),
         initial_keys=initial_key_names(options.initial_keys, agent=root.name),
         visibility_mode=visibility_mode,
+        installed_behaviour=installed_behaviour,
     )
     if report.errors:
         raise ContractError(

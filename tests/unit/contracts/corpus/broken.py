@@ -281,12 +281,12 @@ def temp_key_across_gate():
     )
 
 
-@broken("temp-key-not-carried", where="temp key across agents on ADK 1.x", target_adk="1.25.0")
+@broken("temp-key-not-carried", where="temp key across agents on ADK 1.25", target_adk="1.25.0")
 def temp_key_across_agents_on_adk1():
     return Agent("drafter").outputs("temp:draft") >> Agent("editor").instruct("Edit {temp:draft}.")
 
 
-@broken("temp-key-not-carried", where="S step temp key on ADK 1.x", target_adk="1.25.0")
+@broken("temp-key-not-carried", where="S step temp key on ADK 1.25", target_adk="1.25.0")
 def temp_key_from_state_step_on_adk1():
     return S.set(**{"temp:mode": "terse"}) >> Agent("writer").instruct("Write in {temp:mode} mode.")
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from adk_fluent_generated.behaviours import first_release_where
+
 from adk_fluent.analysis.contracts.checks.common import (
     consequence,
     read_subject,
@@ -253,7 +255,8 @@ def _scoped(ctx: Any, record: ReadRecord) -> Issue | None:
 def _temp(ctx: Any, record: ReadRecord) -> Issue | None:
     key, fact = record.read.key, record.fact
     others = [w for w in fact.writers if w.node != record.node and w.kind != "initial"]
-    if others and ctx.target_major < 2:
+    if others and not ctx.behaves("temp_keys_carry_over"):
+        since = first_release_where("temp_keys_carry_over", True)
         return _issue(
             ctx,
             "warning",
@@ -261,10 +264,14 @@ def _temp(ctx: Any, record: ReadRecord) -> Issue | None:
             record,
             f"On {ctx.version_label}, a temp: key written by one agent is not visible to the "
             f'next: {ways(others)} writes "{key}", and {reader_name(record)} runs as another '
-            "agent, so it finds the key missing (google-adk 2.x carries temp: keys within an "
-            "invocation).",
-            f'Use a session key ("{bare_name(key)}", with S.drop("{bare_name(key)}") when done), '
-            "or require google-adk 2.x.",
+            "agent, so it finds the key missing"
+            + (
+                f" (google-adk {since} and newer carry temp: keys within an invocation)."
+                if since
+                else "."
+            ),
+            f'Use a session key ("{bare_name(key)}", with S.drop("{bare_name(key)}") when done)'
+            + (f", or require google-adk {since} or newer." if since else "."),
         )
     if fact.turn_break is not None:
         return _issue(
