@@ -82,18 +82,23 @@ def newest_scanned() -> str:
     return max(versions, key=lambda v: tuple(int(p) for p in v.split(".")))
 
 
+def pick_middle(commit: str) -> str:
+    """The middle release of the tide sample for a commit id (hex): successive commits walk the
+    sample, and the same commit always gets the same release."""
+    middle = TIDE_RELEASES[1:-1]
+    return middle[int(commit[:8] or "0", 16) % len(middle)]
+
+
 def rotating_middle() -> str:
-    """One middle release of the tide sample, chosen by the commit (the same commit always
-    gets the same release; successive commits walk the sample), or by the environment's
-    ADK_FLUENT_TIDE_RELEASE."""
+    """The release CI runs beside the two ends: ADK_FLUENT_TIDE_RELEASE when set, else the
+    commit's pick (the first middle release outside a git checkout)."""
     forced = os.environ.get("ADK_FLUENT_TIDE_RELEASE")
     if forced:
         return forced
-    middle = TIDE_RELEASES[1:-1]
     head = subprocess.run(
         ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False
     ).stdout.strip()
-    return middle[int(head[:8], 16) % len(middle) if head else 0]
+    return pick_middle(head)
 
 
 @nox.session(python=None)

@@ -278,6 +278,10 @@ def scan_releases(
 
     layout = _layout(root)
     wanted = list(versions or [])
+    if jobs < 1:
+        raise CodegenError(
+            f"--jobs must be at least 1, not {jobs}.", hint="e.g. --jobs 2 (one per core)."
+        )
     if not wanted:
         raise CodegenError(
             "Name the releases to scan.",
@@ -297,8 +301,6 @@ def scan_releases(
                 f"Not a supported google-adk release: {', '.join(refused)}.",
                 hint="name final releases from 1.25.0 on, e.g. 2.13.0 (no pre-releases).",
             )
-    if jobs < 1:
-        raise CodegenError(f"--jobs must be at least 1, not {jobs}.")
     typer.echo(f"scanning {len(chosen)} release(s): {', '.join(chosen) or '(none)'}")
     failures: list[str] = []
 

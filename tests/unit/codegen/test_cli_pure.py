@@ -128,3 +128,21 @@ def test_adk_too_old(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(importlib.metadata, "version", lambda name: "1.24.1")
     code, output = run("regen", "--root", str(tmp_path))
     assert_friendly(code, output, "google-adk 1.24.1 is installed", "1.25.0")
+
+
+@pytest.mark.parametrize(
+    ("args", "fragments"),
+    [
+        ((), ("Name the releases to scan", "scan-releases 2.14.0")),
+        (("2.0.0rc1",), ("Not a supported google-adk release: 2.0.0rc1", "no pre-releases")),
+        (("1.24.1", "2.13.0"), ("Not a supported google-adk release: 1.24.1", "from 1.25.0")),
+        (("2.13.0", "--jobs", "0"), ("--jobs must be at least 1, not 0",)),
+    ],
+    ids=["nothing", "pre-release", "too-old", "no-jobs"],
+)
+def test_scan_releases_refuses_bad_requests_before_building_anything(
+    args: tuple[str, ...], fragments: tuple[str, ...], tmp_path: Path
+) -> None:
+    code, output = run("scan-releases", *args, "--root", str(tmp_path))
+    assert_friendly(code, output, *fragments)
+    assert not any(tmp_path.iterdir())  # no environment, manifest or report was made
