@@ -16,6 +16,7 @@ import importlib.util
 import os
 import sys
 import traceback
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
@@ -213,7 +214,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `adk-fluent` console script."""
     args = _parser().parse_args(argv)
     try:
-        code: int = args.run(args)
+        with warnings.catch_warnings():
+            # Some ADK releases (1.31.0, for one) announce default-on experimental features
+            # when their modules are imported; the user's target did not ask for that banner,
+            # and it would bury the report or the one-line error.
+            warnings.filterwarnings("ignore", message=r"\[EXPERIMENTAL\]", category=UserWarning)
+            code: int = args.run(args)
     except TargetError as error:
         print(f"adk-fluent {args.command}: {error}", file=sys.stderr)
         return EXIT_TARGET
