@@ -319,6 +319,18 @@ CASES = [
         "2",
     ),
     case(
+        "contract-target-adk-older-than-supported",
+        lambda: check_contracts(pipeline(), target_adk="1.2.0"),
+        "target_adk",
+        "1.25.0",
+    ),
+    case(
+        "contract-target-adk-major-only",
+        lambda: check_contracts(pipeline(), target_adk="2"),
+        "target_adk",
+        "'2.0.0'",
+    ),
+    case(
         "contract-visibility-mode-unknown",
         lambda: check_contracts(pipeline(), visibility_mode="hidden"),
         "visibility_mode",

@@ -8,7 +8,7 @@ from functools import cached_property
 from typing import Any, get_args
 
 from adk_fluent_generated.behaviours import UnknownBehaviour, behaviour_on
-from adk_fluent_generated.field_versions import SCANNED_ADK_VERSIONS
+from adk_fluent_generated.field_versions import SCANNED_ADK_VERSIONS, release_key
 
 from adk_fluent.analysis.contracts.dataflow import YES, DataflowResult, ReadRecord, analyse
 from adk_fluent.analysis.contracts.effects import REF_CHANNELS
@@ -178,11 +178,23 @@ def initial_key_names(keys: Any, *, agent: str | None = None) -> tuple[str, ...]
 
 def _checked_target(target_adk: Any) -> str | None:
     """`target_adk` as given when it looks like a release ('1.25.0'), else a BuildError."""
-    if target_adk is None or (
-        isinstance(target_adk, str) and re.fullmatch(r"\d+\.\d+\.\d+", target_adk)
-    ):
+    if target_adk is None:
+        return None
+    if isinstance(target_adk, str) and re.fullmatch(r"\d+\.\d+\.\d+", target_adk):
+        oldest = SCANNED_ADK_VERSIONS[0]
+        if release_key(target_adk) < release_key(oldest):
+            raise BuildError(
+                f"target_adk {target_adk!r} is older than google-adk {oldest}, the oldest "
+                "supported release",
+                field="target_adk",
+                hint=f"judge by a supported release, {oldest} to {SCANNED_ADK_VERSIONS[-1]} "
+                "(docs/compatibility.md lists them).",
+            )
         return target_adk
-    example = f"'{target_adk}.0.0'" if isinstance(target_adk, int) else "'1.25.0'"
+    major_only = isinstance(target_adk, int) or (
+        isinstance(target_adk, str) and target_adk.isdigit()
+    )
+    example = f"'{target_adk}.0.0'" if major_only else "'1.25.0'"
     raise BuildError(
         f"target_adk must be a google-adk release, not {_short(target_adk)}",
         field="target_adk",
