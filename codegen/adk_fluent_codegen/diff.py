@@ -240,17 +240,13 @@ def report_pairs(manifests: list[dict[str, Any]]) -> list[tuple[dict[str, Any], 
     from .releases import minor_steps
 
     by_version = {m["adk_version"]: m for m in manifests}
-    chain = [by_version[v] for v in minor_steps(list(by_version))]
-    pairs = list(zip(chain, chain[1:], strict=False))
-    if len(chain) > 2:
-        pairs.append((chain[0], chain[-1]))
-    return pairs
+    return gate_pairs([by_version[v] for v in minor_steps(list(by_version))])
 
 
 def gate_pairs(manifests: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """The pairs the CI gate checks: every consecutive pair of scanned releases (a change that
-    came and went inside one minor line still reached the users of its patch releases) plus
-    oldest..newest."""
+    """The pairs the CI gate checks: every consecutive pair of `manifests` (of all scanned
+    releases: a change that came and went inside one minor line still reached the users of its
+    patch releases) plus oldest..newest."""
     pairs = list(zip(manifests, manifests[1:], strict=False))
     if len(manifests) > 2:
         pairs.append((manifests[0], manifests[-1]))

@@ -163,13 +163,21 @@ def render_context(manifests: list[dict[str, Any]]) -> dict[str, Any]:
                 for module in {n.module for n in CONTROL_NODES}
             }.items()
         ),
-        "plugin_callbacks": {
-            name: spans_of(
-                [m["adk_version"] for m in manifests if name in m["plugin_callbacks"]], versions
-            )
-            for name in sorted({n for m in manifests for n in m["plugin_callbacks"]})
-        },
+        "plugin_callbacks": plugin_callback_spans(manifests),
         "behaviours": behaviour_runs(manifests),
+    }
+
+
+def plugin_callback_spans(
+    manifests: list[dict[str, Any]],
+) -> dict[str, tuple[tuple[str, str], ...]]:
+    """BasePlugin hook name -> the runs of scanned releases that have it."""
+    versions = [m["adk_version"] for m in manifests]
+    return {
+        name: spans_of(
+            [m["adk_version"] for m in manifests if name in m["plugin_callbacks"]], versions
+        )
+        for name in sorted({n for m in manifests for n in m["plugin_callbacks"]})
     }
 
 

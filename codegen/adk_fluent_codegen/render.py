@@ -188,13 +188,13 @@ def _answer_text(value: Any) -> str:
 
 def render_compatibility(layout: Layout, manifests: list[dict[str, Any]]) -> dict[Path, str]:
     """docs/compatibility.md: releases, behaviour answers, field presence and field changes."""
-    from .model import behaviour_runs, describe_spans, spans_of, union_fields
+    from .model import behaviour_runs, describe_spans, plugin_callback_spans, union_fields
     from .releases import minor_line
     from .targets import BEHAVIOUR_NOTES
 
     versions = [m["adk_version"] for m in manifests]
     oldest, newest = versions[0], versions[-1]
-    lines: dict[str, list[str]] = {}
+    lines: dict[str, list[str]] = {}  # versions are oldest first, so the lines are too
     for version in versions:
         lines.setdefault("{}.{}".format(*minor_line(version)), []).append(version)
     behaviours = []
@@ -231,16 +231,8 @@ def render_compatibility(layout: Layout, manifests: list[dict[str, Any]]) -> dic
         and not change.kind.startswith("callback_")
     ]
     plugin_callbacks = [
-        (
-            name,
-            describe_spans(
-                spans_of(
-                    [m["adk_version"] for m in manifests if name in m["plugin_callbacks"]], versions
-                ),
-                newest,
-            ),
-        )
-        for name in sorted({n for m in manifests for n in m["plugin_callbacks"]})
+        (name, describe_spans(spans, newest))
+        for name, spans in plugin_callback_spans(manifests).items()
     ]
     env = template_environment(layout.templates)
     text = _render(
@@ -250,7 +242,7 @@ def render_compatibility(layout: Layout, manifests: list[dict[str, Any]]) -> dic
             "releases": versions,
             "oldest": oldest,
             "newest": newest,
-            "lines": sorted(lines.items(), key=lambda item: tuple(map(int, item[0].split(".")))),
+            "lines": list(lines.items()),
             "behaviours": behaviours,
             "partial_fields": partial_fields,
             "field_changes": field_changes,
@@ -266,8 +258,7 @@ def render_all(
     """Everything `generate` writes and `check` compares."""
     outputs = render_package(layout, manifests, builders)
     outputs.update(render_diff_reports(layout, manifests))
-    if (layout.templates / "compatibility.md.j2").exists():  # test fixtures may not have it
-        outputs.update(render_compatibility(layout, manifests))
+    outputs.update(render_compatibility(layout, manifests))
     return outputs
 
 

@@ -302,13 +302,14 @@ def release_key(version: str) -> tuple[int, ...]:
     return tuple(int(re.sub(r"\D.*", "", part) or 0) for part in version.split(".")[:3])
 
 
+def _within(spans: tuple[tuple[str, str], ...], version: str) -> bool:
+    key = release_key(version)
+    return any(release_key(first) <= key <= release_key(last) for first, last in spans)
+
+
 def releases_in(spans: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
     """The scanned releases inside `spans`, oldest first."""
-    return tuple(
-        v
-        for v in SCANNED_ADK_VERSIONS
-        if any(release_key(a) <= release_key(v) <= release_key(b) for a, b in spans)
-    )
+    return tuple(v for v in SCANNED_ADK_VERSIONS if _within(spans, v))
 
 
 def field_present(class_name: str, field: str, version: str) -> bool | None:
@@ -317,10 +318,9 @@ def field_present(class_name: str, field: str, version: str) -> bool | None:
     scan; None when no scan covers `version` (older than the oldest, or between two scans that
     disagree)."""
     spans = FIELD_VERSIONS.get(class_name, {}).get(field, ())
-    key = release_key(version)
-    if any(release_key(a) <= key <= release_key(b) for a, b in spans):
+    if _within(spans, version):
         return True
-    newest = SCANNED_ADK_VERSIONS[-1]
+    key, newest = release_key(version), SCANNED_ADK_VERSIONS[-1]
     if key > release_key(newest):
         return bool(spans) and spans[-1][1] == newest
     if version in SCANNED_ADK_VERSIONS:
@@ -329,6 +329,4 @@ def field_present(class_name: str, field: str, version: str) -> bool | None:
         return None
     older = max((v for v in SCANNED_ADK_VERSIONS if release_key(v) < key), key=release_key)
     newer = min((v for v in SCANNED_ADK_VERSIONS if release_key(v) > key), key=release_key)
-    before = any(release_key(a) <= release_key(older) <= release_key(b) for a, b in spans)
-    after = any(release_key(a) <= release_key(newer) <= release_key(b) for a, b in spans)
-    return False if not (before or after) else None
+    return None if _within(spans, older) or _within(spans, newer) else False

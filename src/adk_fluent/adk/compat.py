@@ -19,7 +19,6 @@ from adk_fluent_generated.field_versions import (
     FIELD_VERSIONS,
     SCANNED_ADK_VERSIONS,
     release_key,
-    releases_in,
 )
 
 from adk_fluent.adk.probes import WORKFLOW_DEPRECATION
@@ -54,11 +53,6 @@ def installed_fields(class_name: str) -> frozenset[str]:
     if fields is None:
         fields = _FIELDS[class_name] = frozenset(installed_class(class_name).model_fields)
     return fields
-
-
-def versions_with_field(class_name: str, field: str) -> tuple[str, ...]:
-    """Scanned ADK releases whose `class_name` has `field`, oldest first (empty when none)."""
-    return releases_in(field_spans(class_name, field))
 
 
 def field_spans(class_name: str, field: str) -> tuple[tuple[str, str], ...]:

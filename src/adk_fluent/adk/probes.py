@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import sys
 import warnings
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 # The workflow agents' deprecation on ADK 2.x. 2.0 says "X is deprecated and will be removed
@@ -42,7 +42,7 @@ def _in_worker_thread(probe: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
         return pool.submit(asyncio.run, probe()).result()
 
 
-async def _run_once(agent: Any, plugins: list[Any] = ()) -> list[Any]:  # type: ignore[assignment]
+async def _run_once(agent: Any, plugins: Sequence[Any] = ()) -> list[Any]:
     """Run `agent` for one turn through a real in-memory Runner; the session's stored events."""
     from google.adk.apps.app import App
     from google.adk.runners import Runner
@@ -205,23 +205,20 @@ def temp_keys_carry_over() -> bool:
     return bool(_in_worker_thread(probe))
 
 
-def _sequence_of_two(second_kwargs: dict[str, Any]) -> tuple[list[Any], list[Any]]:
-    """Run `first >> second` (LLM agents on one scripted model each); the second's requests."""
+def _second_agents_request(second_kwargs: dict[str, Any]) -> Any:
+    """Run `first >> second` (LLM agents, one scripted model each); the second's request."""
     from google.adk.agents import LlmAgent, SequentialAgent
 
-    first_requests: list[Any] = []
-    second_requests: list[Any] = []
+    requests: list[Any] = []
 
     async def probe() -> None:
-        first = LlmAgent(name="first", model=_scripted_model([_FIRST_REPLY], first_requests))
-        second = LlmAgent(
-            name="second", model=_scripted_model(["done"], second_requests), **second_kwargs
-        )
+        first = LlmAgent(name="first", model=_scripted_model([_FIRST_REPLY], []))
+        second = LlmAgent(name="second", model=_scripted_model(["done"], requests), **second_kwargs)
         root = _quietly(lambda: SequentialAgent(name="probe_sequence", sub_agents=[first, second]))
         await _run_once(root)
 
     _in_worker_thread(probe)
-    return first_requests, second_requests
+    return requests[0]
 
 
 def other_agent_reply_format() -> str:
@@ -230,8 +227,7 @@ def other_agent_reply_format() -> str:
     BEGIN/END_QUOTED_AGENT_CONTENT markers); 'other' when neither.
 
     Scenario: `first >> second`, both LLM agents; read the second's request."""
-    _, requests = _sequence_of_two({})
-    texts = _request_texts(requests[0])
+    texts = _request_texts(_second_agents_request({}))
     carrying = "\n".join(text for text in texts if _FIRST_REPLY in text)
     if "QUOTED_AGENT_CONTENT" in carrying:
         return "quoted"
@@ -246,8 +242,7 @@ def include_contents_none_keeps() -> str:
     'whole_turn' (both), 'user_message' or 'nothing'.
 
     Scenario: `first >> second(include_contents='none')`; read the second's request."""
-    _, requests = _sequence_of_two({"include_contents": "none"})
-    joined = "\n".join(_request_texts(requests[0]))
+    joined = "\n".join(_request_texts(_second_agents_request({"include_contents": "none"})))
     saw_user, saw_reply = _USER_TEXT in joined, _FIRST_REPLY in joined
     if saw_user and saw_reply:
         return "whole_turn"

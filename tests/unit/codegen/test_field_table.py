@@ -28,7 +28,7 @@ from adk_fluent_generated.field_versions import (
     releases_in,
 )
 
-from adk_fluent.adk.compat import field_spans, versions_with_field
+from adk_fluent.adk.compat import field_spans
 
 MANIFESTS = Path(__file__).resolve().parents[3] / "generated" / "manifests"
 
@@ -131,8 +131,7 @@ def test_a_sample_field_is_in_exactly_the_releases_written_down(
     releases = releases_in(expected)
     assert releases_in_manifests(adk_class, field) == releases  # the hand reading holds
     assert FIELD_VERSIONS[adk_class][field] == expected  # and the generated table agrees
-    assert versions_with_field(adk_class, field) == releases  # as the library reads it
-    assert field_spans(adk_class, field) == expected
+    assert field_spans(adk_class, field) == expected  # as the library reads it
     for version in SCANNED:
         assert field_present(adk_class, field, version) is (version in releases)
 
@@ -149,7 +148,7 @@ def test_a_sample_field_is_in_exactly_the_releases_written_down(
     ids=["typo", "setter-name", "other-class-field", "workflow-tools", "unknown-class"],
 )
 def test_a_field_no_scanned_release_has_has_no_releases(adk_class: str, field: str) -> None:
-    assert versions_with_field(adk_class, field) == ()
+    assert field_spans(adk_class, field) == ()
     assert releases_in_manifests(adk_class, field) == ()
 
 

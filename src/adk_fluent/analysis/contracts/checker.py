@@ -94,8 +94,7 @@ class CheckContext:
             raise BuildError(
                 f"no scan says how google-adk {self.target_version} behaves ({probe})",
                 field="target_adk",
-                hint=f"judge by a supported release, {SCANNED_ADK_VERSIONS[0]} to "
-                f"{SCANNED_ADK_VERSIONS[-1]} (docs/compatibility.md lists them).",
+                hint=_SUPPORTED_HINT,
             ) from None
 
     @property
@@ -176,6 +175,12 @@ def initial_key_names(keys: Any, *, agent: str | None = None) -> tuple[str, ...]
     return names
 
 
+_SUPPORTED_HINT = (
+    f"judge by a supported release, {SCANNED_ADK_VERSIONS[0]} to {SCANNED_ADK_VERSIONS[-1]} "
+    "(docs/compatibility.md lists them)."
+)
+
+
 def _checked_target(target_adk: Any) -> str | None:
     """`target_adk` as given when it looks like a release ('1.25.0'), else a BuildError."""
     if target_adk is None:
@@ -187,8 +192,7 @@ def _checked_target(target_adk: Any) -> str | None:
                 f"target_adk {target_adk!r} is older than google-adk {oldest}, the oldest "
                 "supported release",
                 field="target_adk",
-                hint=f"judge by a supported release, {oldest} to {SCANNED_ADK_VERSIONS[-1]} "
-                "(docs/compatibility.md lists them).",
+                hint=_SUPPORTED_HINT,
             )
         return target_adk
     major_only = isinstance(target_adk, int) or (
