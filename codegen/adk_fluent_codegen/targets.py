@@ -102,6 +102,7 @@ CONTROL_NODES: tuple[ControlNode, ...] = (
     ControlNode("TapNode", "`tap`: observe a read-only view of state."),
     ControlNode("TimeoutNode", "`timeout`: cancel the body after a deadline."),
     ControlNode("RaceNode", "`race`: the first child to finish wins."),
+    ControlNode("NativeAgentNode", "A native ADK agent (a custom BaseAgent) placed as it is."),
 )
 
 # Fields the builders never expose as setters: the name is the constructor's argument,

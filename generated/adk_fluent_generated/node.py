@@ -146,10 +146,22 @@ class Node:
         return f"{type(self).__name__}({shown})"
 
     # -- the tree ----------------------------------------------------------------------------
+    @property
+    def attached(self) -> tuple[Node, ...]:
+        """Trees this node calls but does not run as children: the agents among an LLM
+        agent's tools (agent tools, each run by ADK in a sub-run of its own). Any value in a
+        `tools` field with an IR `agent` is one."""
+        tools = self.__dict__.get("tools")
+        if not tools:
+            return ()
+        return tuple(tool.agent for tool in tools if isinstance(getattr(tool, "agent", None), Node))
+
     def walk(self) -> Iterator[Node]:
-        """Every node of this subtree, depth first, parents before children."""
+        """Every node of this subtree, depth first, parents before children; the trees of
+        agent tools (`attached`) after the children of the agent that calls them."""
         stack: list[Node] = [self]
         while stack:
             node = stack.pop()
             yield node
+            stack.extend(reversed(node.attached))
             stack.extend(reversed(node.children))

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         TapNode,
         TimeoutNode,
         RaceNode,
+        NativeAgentNode,
     )
     from .ir_nodes import (
         LlmAgentNode,
@@ -50,6 +51,7 @@ NODE_TYPE_NAMES: tuple[str, ...] = (
     "TapNode",
     "TimeoutNode",
     "RaceNode",
+    "NativeAgentNode",
 )
 
 
@@ -113,3 +115,7 @@ class NodeVisitor(ABC, Generic[R]):
     @abstractmethod
     def visit_race(self, node: RaceNode) -> R:
         """`race`: the first child to finish wins."""
+
+    @abstractmethod
+    def visit_native_agent(self, node: NativeAgentNode) -> R:
+        """A native ADK agent (a custom BaseAgent) placed as it is."""

@@ -21,6 +21,10 @@ _EXPORTS = {
     "Pipeline": "api.expression",
     "Until": "api.expression",
     "until": "api.expression",
+    "exit_when": "api.expression",
+    "LoopExit": "api.expression",
+    "AgentTool": "api.agent_tool",
+    "Native": "api.expression",
     "CompactionConfig": "ir.options",
     "ExecutionConfig": "ir.options",
     "C": "api.context",
@@ -81,6 +85,7 @@ __all__ = [
     "AdkFluentWarning",
     "Agent",
     "AgentEvent",
+    "AgentTool",
     "AppScoped",
     "BuildError",
     "BuildOptions",
@@ -98,7 +103,9 @@ __all__ = [
     "Gate",
     "Issue",
     "Loop",
+    "LoopExit",
     "MapOver",
+    "Native",
     "Pipeline",
     "Race",
     "ReadOnlyState",
@@ -124,6 +131,7 @@ __all__ = [
     "check_all",
     "check_contracts",
     "close_session_stores",
+    "exit_when",
     "final_text",
     "gate",
     "infer_visibility",
@@ -151,6 +159,7 @@ if TYPE_CHECKING:
     )
     from adk_fluent.analysis.visibility import infer_visibility
     from adk_fluent.api.agent import Agent
+    from adk_fluent.api.agent_tool import AgentTool
     from adk_fluent.api.checks import check_all, check_contracts
     from adk_fluent.api.context import C
     from adk_fluent.api.control import (
@@ -169,10 +178,13 @@ if TYPE_CHECKING:
         Fallback,
         FanOut,
         Loop,
+        LoopExit,
+        Native,
         Pipeline,
         StateStep,
         Timeout,
         Until,
+        exit_when,
         until,
     )
     from adk_fluent.api.route import Route

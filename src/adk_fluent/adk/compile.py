@@ -63,19 +63,35 @@ def check_names(root: ir.Node) -> set[str]:
     Returns the names taken.
 
     Zero-cost steps (state steps, taps, loop checks) are exempt: compile makes their names unique.
+    So is one agent-tool tree used by several agents (equal trees: the same tool); the agents
+    inside a native custom agent count too.
     """
-    taken: set[str] = set()
+    taken: dict[str, ir.Node] = {}
+    in_tools = {id(n) for tree in _tool_trees(root) for n in tree.walk()}
     for node in root.walk():
         if node.ZERO_COST:
             continue
-        if node.name in taken:
-            _duplicate(root, node.name)
-        taken.add(node.name)
-    return taken
+        names = node.agent_names if isinstance(node, ir.NativeAgentNode) else (node.name,)
+        for name in names:
+            first = taken.get(name)
+            if first is not None and not (
+                first == node and id(first) in in_tools and id(node) in in_tools
+            ):
+                _duplicate(root, name)
+            taken.setdefault(name, node)
+    return set(taken)
+
+
+def _tool_trees(root: ir.Node) -> list[ir.Node]:
+    return [tree for node in root.walk() for tree in node.attached]
 
 
 def _duplicate(root: ir.Node, name: str) -> None:
-    paths = [" > ".join(path) for path, node in iter_paths(root) if node.name == name]
+    paths = [
+        " > ".join(path if node.name == name else (*path, name))
+        for path, node in iter_paths(root)
+        if node.name == name or (isinstance(node, ir.NativeAgentNode) and name in node.agent_names)
+    ]
     raise DuplicateNameError(
         f"the name is used twice in one tree: at {paths[0]} and at {paths[1]}",
         agent=name,
@@ -185,7 +201,11 @@ _NO_GATE_INSIDE = {
     "timeout": "a timeout's clock cannot wait across turns for a person's reply",
     "fallback": "a fallback re-runs the next alternative from scratch when one fails",
     "delegates": "an agent's transfer targets are chosen by the model at run time",
+    "agent tool": "an agent tool runs in a sub-run of its own, which ends with the tool call",
 }
+
+
+_PLACES = {"delegates": "a transfer target of agent", "agent tool": "an agent tool of agent"}
 
 
 def _refuse_gates(node: ir.Node, children: tuple[ir.Node, ...], kind: str) -> None:
@@ -194,11 +214,11 @@ def _refuse_gates(node: ir.Node, children: tuple[ir.Node, ...], kind: str) -> No
         return
     raise BuildError(
         f"gate '{names[0]}' sits inside "
-        f"{'a transfer target of agent' if kind == 'delegates' else kind} '{node.name}': "
+        f"{_PLACES.get(kind, kind)} '{node.name}': "
         f"{_NO_GATE_INSIDE[kind]}",
         agent=node.name,
         field="gate",
-        hint=f"move the gate out of the {'agent' if kind == 'delegates' else kind}: put it "
+        hint=f"move the gate out of the {'agent' if kind in _PLACES else kind}: put it "
         "before or after it in a pipeline "
         "(gates work in pipelines, loops, FanOut branches and Route branches).",
     )
@@ -212,6 +232,7 @@ class Compiler(ir.NodeVisitor[Any]):
         self.taken = check_names(root)
         self.renamed: dict[str, str] = {}  # compiled name -> IR name, for repeated zero-cost steps
         self.loops: list[str] = []  # the gated loops around the node being compiled
+        self.loop_depth = 0  # how many loops (of this run) are around the node being compiled
 
     def unique(self, name: str) -> str:
         candidate, counter = name, 2
@@ -248,6 +269,8 @@ class Compiler(ir.NodeVisitor[Any]):
         kwargs = compile_kwargs(class_name, node, self.children(node))
         _adapt_callbacks(kwargs)
         if isinstance(node, ir.LlmAgentNode):
+            if node.attached:
+                kwargs["tools"] = self.tools(node)
             if node.context is not None:
                 _install_context(node, kwargs)
             model = self.model_for(node.name) if self.model_for is not None else None
@@ -258,8 +281,32 @@ class Compiler(ir.NodeVisitor[Any]):
         except ValidationError as error:
             raise _validation_error(node, error) from None
 
+    def tools(self, node: ir.LlmAgentNode) -> list[Any]:
+        """An LLM agent's tools, its agent tools compiled (each tree to a native agent of its
+        own, with the same model overrides) into ADK's AgentTool."""
+        from adk_fluent.adk.native import build_agent_tool
+
+        compiled = []
+        for tool in node.tools:
+            if isinstance(tool, ir.AgentToolSpec):
+                _refuse_gates(node, (tool.agent,), "agent tool")
+                # the tool's run is a run of its own: no loop of this one is around it
+                loops, depth, self.loops, self.loop_depth = self.loops, self.loop_depth, [], 0
+                try:
+                    compiled.append(build_agent_tool(self.visit(tool.agent), tool.options))
+                finally:
+                    self.loops, self.loop_depth = loops, depth
+            else:
+                compiled.append(tool)
+        return compiled
+
     def visit_llm_agent(self, node: ir.LlmAgentNode) -> Any:
         return self._adk_agent(node)
+
+    def visit_native_agent(self, node: ir.NativeAgentNode) -> Any:
+        from adk_fluent.adk.native import compile_native
+
+        return compile_native(node, self.model_for)
 
     # Composites without a gate compile to ADK's own agents, exactly as written; with a gate
     # inside, to adk-fluent's gate-aware ones, which stop at a waiting gate and resume there.
@@ -278,15 +325,19 @@ class Compiler(ir.NodeVisitor[Any]):
         return self._adk_agent(node, GatedParallelAgent)
 
     def visit_loop_agent(self, node: ir.LoopAgentNode) -> Any:
-        if not _gates_in(node):
-            return self._adk_agent(node)
-        from adk_fluent.adk.agents.gates import GatedLoopAgent
-
-        self.loops.append(node.name)
+        self.loop_depth += 1
         try:
-            return self._adk_agent(node, GatedLoopAgent)
+            if not _gates_in(node):
+                return self._adk_agent(node)
+            from adk_fluent.adk.agents.gates import GatedLoopAgent
+
+            self.loops.append(node.name)
+            try:
+                return self._adk_agent(node, GatedLoopAgent)
+            finally:
+                self.loops.pop()
         finally:
-            self.loops.pop()
+            self.loop_depth -= 1
 
     # -- adk-fluent's own nodes ----------------------------------------------------------------
     def visit_fallback(self, node: ir.FallbackNode) -> Any:
@@ -297,6 +348,15 @@ class Compiler(ir.NodeVisitor[Any]):
 
     def visit_until(self, node: ir.UntilNode) -> Any:
         from adk_fluent.adk.agents.steps import UntilCheckAgent
+
+        if not self.loop_depth:
+            raise BuildError(
+                "exit_when() is not inside a loop: there is no loop for it to end",
+                agent=node.name,
+                field="step",
+                hint="put it in a loop's body, e.g. Loop(writer >> exit_when(pred) >> editor); "
+                "to stop a pipeline early, use a Route or a gate.",
+            )
 
         return UntilCheckAgent(name=self.unique(node.name), predicate=node.predicate)
 

@@ -73,7 +73,14 @@ class _Drawing(ir.NodeVisitor[Ends]):
         for child in node.children:  # delegates: LLM-driven transfer
             c_in, _ = self.visit(child)
             self.edge(entry, c_in, "-. transfer .->")
+        for tree in node.attached:  # agent tools: called like a function, answer back
+            c_in, _ = self.visit(tree)
+            self.edge(entry, c_in, "-. tool .->")
         return entry, exit_
+
+    def visit_native_agent(self, node: ir.NativeAgentNode) -> Ends:
+        kind = node.agent_class.rsplit(".", 1)[-1]
+        return self.box(node, '[["{label}"]]', f"{node.name} ({kind})")
 
     def visit_transform(self, node: ir.TransformNode) -> Ends:
         return self.box(node, '[/"{label}"/]', f"{node.step.kind} {node.name}")

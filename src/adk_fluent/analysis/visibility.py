@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from adk_fluent.ir.nodes import LlmAgentNode, MapOverNode, Node, final_replier
+from adk_fluent.ir.nodes import LlmAgentNode, MapOverNode, NativeAgentNode, Node, final_replier
 
 Visibility = Literal["user", "internal", "zero_cost"]
 Mode = Literal["annotated", "filtered"]
@@ -63,6 +63,18 @@ def _walk(
         else:  # branches and delegates take the node's own place
             successor = has_successor
         yield from _walk(child, successor, forced, path)
+    for tree in node.attached:
+        # an agent tool's tree runs in a sub-run of its own, whose answer goes to the calling
+        # agent (never to the user): within that run its visibility is inferred as for a root
+        yield from _walk(tree, False, None, path)
+    if isinstance(node, NativeAgentNode):  # agents inside a custom agent: the custom agent's
+        for name in node.agent_names[1:]:
+            yield (
+                name,
+                NodeVisibility(
+                    visibility, 0 if visibility == "user" else 1, "/".join((*path, name))
+                ),
+            )
 
 
 def infer_visibility_table(root: Node) -> dict[str, NodeVisibility]:

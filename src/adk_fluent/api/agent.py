@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any, Self
 
 from adk_fluent_generated.builder_bases import LlmAgentSetters
 from adk_fluent_generated.ir_nodes import LlmAgentNode
 
+from adk_fluent.adk.native import agent_tool_spec, is_adk_agent_tool, is_native_agent
 from adk_fluent.adk.tools import confirmed_tool, is_model_object
+from adk_fluent.api.agent_tool import AgentTool
 from adk_fluent.api.builder import BuilderBase, check_arity
-from adk_fluent.api.expression import Expression, describe_value
-from adk_fluent.api.state_schema import declare
-from adk_fluent.errors import BuildError
+from adk_fluent.api.declarations import AgentCallbacks, DeclaresState
+from adk_fluent.api.expression import Expression, as_delegate, describe_value
+from adk_fluent.errors import AdkFluentWarning, BuildError
 from adk_fluent.ir.context_spec import ContextSpec
 from adk_fluent.ir.instruction_keys import template_reads
 from adk_fluent.ir.state_keys import check_key
@@ -27,6 +30,8 @@ def _tool_name(tool: Any) -> str | None:
     """The name ADK gives a tool (a function's __name__, a BaseTool's .name); None for toolsets."""
     if hasattr(tool, "get_tools"):
         return None
+    if isinstance(tool, AgentTool | Expression) or is_native_agent(tool):
+        return str(tool.name)
     name = getattr(tool, "name", None) if hasattr(tool, "run_async") else None
     if name is None:
         target = getattr(tool, "func", tool)  # functools.partial
@@ -98,18 +103,18 @@ def _check_tool(agent: str, tool: Any, earlier: Any) -> None:
     def refuse(message: str, hint: str) -> None:
         raise BuildError(message, agent=agent, field="tools", hint=hint)
 
-    if isinstance(tool, BuilderBase):
-        refuse(
-            f"{type(tool).__name__} '{tool.name}' is a builder, not a tool",
-            f"to hand the conversation over, use .delegate({tool.name}); to call it like a "
-            f"tool, pass ADK's AgentTool(agent={tool.name}.build()).",
-        )
     if isinstance(tool, type):
         refuse(
             f"the class {tool.__name__} is not a tool",
             "pass a function, or an instance of a BaseTool / BaseToolset class.",
         )
-    if not callable(tool) and not hasattr(tool, "run_async") and not hasattr(tool, "get_tools"):
+    if (
+        not callable(tool)
+        and not isinstance(tool, AgentTool | Expression)
+        and not is_native_agent(tool)
+        and not hasattr(tool, "run_async")
+        and not hasattr(tool, "get_tools")
+    ):
         refuse(
             f"{describe_value(tool)} is not a tool",
             "pass a function, an ADK BaseTool or a BaseToolset; several tools go as separate "
@@ -132,7 +137,24 @@ def _check_tool(agent: str, tool: Any, earlier: Any) -> None:
             )
 
 
-class Agent(Expression, LlmAgentSetters):
+# Fields with two spellings: ADK's field name (the generated setter) and adk-fluent's, which
+# is the canonical one (it checks its value and says what the field is for).
+_CANONICAL = {"instruction": "instruct", "output_key": "outputs"}
+
+
+def _tool_ir(agent: str, tool: Any) -> Any:
+    """A tool as the IR holds it: agent tools as AgentToolSpecs (the tree they run, visible
+    to every analysis), anything else as it is."""
+    if isinstance(tool, Expression) or is_native_agent(tool):  # through the .tools() setter
+        tool = AgentTool(tool, _for=agent)
+    if isinstance(tool, AgentTool):
+        return tool.spec()
+    if is_adk_agent_tool(tool):  # ADK's own AgentTool: its agent becomes IR too
+        return agent_tool_spec(tool)
+    return tool
+
+
+class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
     """An LLM agent. `Agent("name", "model").instruct("...")` compiles to ADK's `LlmAgent`."""
 
     _ADK_CLASS = "LlmAgent"
@@ -140,14 +162,13 @@ class Agent(Expression, LlmAgentSetters):
         "named": "an agent is renamed with .clone('new_name'), a copy under the new name "
         "(.named() is for composites and steps).",
         "sub_agents": "an agent's sub-agents are given with .delegate(agent, ...) "
-        "(ADK's LLM-driven transfer).",
+        "(ADK's LLM-driven transfer); to call an agent like a tool, .tool(agent).",
     }
 
     # What was not set stays at these class-level defaults (a builder copies only what was set).
     _delegates: tuple[Expression, ...] = ()
     _context: ContextSpec | None = None
-    _produces: Any = None  # a pydantic model, or a DeclaredState from .writes()
-    _consumes: Any = None  # a pydantic model, or a DeclaredState from .reads()
+    _spelling: tuple[tuple[str, str], ...] = ()  # (field, the method that last set it)
 
     def __init__(self, name: str, model: Any = None) -> None:
         super().__init__(name, None)
@@ -159,12 +180,27 @@ class Agent(Expression, LlmAgentSetters):
     def instruct(self, instruction: str | Callable[..., Any]) -> Self:
         """The agent's instruction: text with `{key}` / `{key?}` state templates, or a callable."""
         _check_instruction(self._name, instruction)
-        return self._set_field("instruction", instruction)
+        return self._set_spelt("instruction", "instruct", instruction)
 
     def tool(
         self, fn_or_tool: Any, *, require_confirmation: bool | Callable[..., bool] = False
     ) -> Self:
-        """Add one tool: a function, an ADK tool or toolset. Optionally ask a person to confirm each call."""
+        """Add one tool: a function, an ADK tool or toolset, or an agent (a builder or a native
+        ADK agent), which the model then calls like a function (ADK's AgentTool; see
+        `.agent_tool()` for its options). Optionally ask a person to confirm each call.
+
+        `.tool(agent)` is not `.delegate(agent)`: a tool runs and answers back to this agent,
+        which goes on; a delegate takes the conversation over."""
+        if isinstance(fn_or_tool, Expression) or is_native_agent(fn_or_tool):
+            if require_confirmation:
+                raise BuildError(
+                    "require_confirmation needs a plain function, not an agent",
+                    agent=self._name,
+                    field="tools",
+                    hint="ask in the tool agent's own flow instead (a gate before it, or a "
+                    "confirmed function tool inside it).",
+                )
+            return self.agent_tool(fn_or_tool)
         # ADK treats any truthy value as "ask": a str such as 'no' would ask on every call
         if not isinstance(require_confirmation, bool) and (
             not callable(require_confirmation) or isinstance(require_confirmation, type)
@@ -190,22 +226,32 @@ class Agent(Expression, LlmAgentSetters):
         _check_tool(self._name, fn_or_tool, self._fields.get("tools", ()))
         return self._append_field("tools", (fn_or_tool,))
 
+    def agent_tool(self, agent: Any, **options: Any) -> Self:
+        """Add an agent the model calls like a function (ADK's AgentTool): `agent` is a builder
+        (an Agent or a composite) or a native ADK agent; `options` are AgentTool's own
+        (`skip_summarization=True`, `include_plugins=False`, ... as the installed ADK has them).
+
+        The agent runs in a sub-run on a copy of this session's state; the state changes it
+        makes come back to this session, its events do not. Everything adk-fluent does sees
+        inside it: scripted models, the contract checker, diagrams and the name check."""
+        tool = (
+            agent
+            if isinstance(agent, AgentTool) and not options
+            else AgentTool(agent, **options, _for=self._name)
+        )
+        _check_tool(self._name, tool, self._fields.get("tools", ()))
+        return self._append_field("tools", (tool,))
+
     def outputs(self, key: str) -> Self:
         """Declare this agent's role as producing `key`: its final reply is stored in state[key]."""
         _check_output_key(self._name, key)  # None too, which the .output_key() setter allows
-        return self._set_field("output_key", key)
+        return self._set_spelt("output_key", "outputs", key)
 
-    def delegate(self, *agents: Expression) -> Self:
-        """Agents this one may hand the conversation to (ADK's LLM-driven transfer)."""
-        for agent in agents:
-            if not isinstance(agent, Expression):
-                raise BuildError(
-                    f"can only delegate to builders, got {describe_value(agent)}",
-                    agent=self._name,
-                    field="sub_agents",
-                    hint="delegate to adk-fluent agents: .delegate(Agent('booker').instruct(...)).",
-                )
-        return self._copy(_delegates=(*self._delegates, *agents))
+    def delegate(self, *agents: Any) -> Self:
+        """Agents this one may hand the conversation to (ADK's LLM-driven transfer): builders or
+        native ADK agents."""
+        steps = tuple(as_delegate(agent, self._name) for agent in agents)
+        return self._copy(_delegates=(*self._delegates, *steps))
 
     def context(self, spec: Any) -> Self:
         """What conversation this agent sees: a C spec, e.g. `C.user_only() + C.from_state("intent")`."""
@@ -239,32 +285,13 @@ class Agent(Expression, LlmAgentSetters):
             f"keys use .{'writes' if field == 'produces' else 'reads'}('key').",
         )
 
-    def reads(self, *fields: Any) -> Self:
-        """Declare state keys this agent's tools or callbacks read: `.reads(Billing.intent)` or
-        `.reads("intent")` (checked by check_contracts; no effect at run time)."""
-        declared = declare(self._consumes, fields, agent=self._name, what="reads")
-        return self._copy(_consumes=declared)
-
-    def writes(self, *fields: Any) -> Self:
-        """Declare state keys this agent's tools or callbacks write: `.writes(Billing.ticket_id)`
-        or `.writes("ticket_id")` (checked by check_contracts; no effect at run time)."""
-        declared = declare(self._produces, fields, agent=self._name, what="writes")
-        return self._copy(_produces=declared)
-
     def clone(self, new_name: str) -> Self:
         """The same agent under another name (so both can sit in one tree)."""
         other = type(self)(new_name)  # checks the name
         return self._copy(_name=other._name)
 
-    # callback sugar: each accumulates onto ADK's *_callback field
-    def before_agent(self, fn: Callable[..., Any]) -> Self:
-        """Run `fn(callback_context)` before the agent; returning Content skips the agent."""
-        return self._add_callbacks("before_agent_callback", (fn,))
-
-    def after_agent(self, fn: Callable[..., Any]) -> Self:
-        """Run `fn(callback_context)` after the agent."""
-        return self._add_callbacks("after_agent_callback", (fn,))
-
+    # callback sugar: each accumulates onto ADK's *_callback field (before_agent / after_agent
+    # come from AgentCallbacks, which composites share)
     def before_model(self, fn: Callable[..., Any]) -> Self:
         """Run `fn(callback_context, llm_request)` before each model call; a response skips the call."""
         return self._add_callbacks("before_model_callback", (fn,))
@@ -293,7 +320,28 @@ class Agent(Expression, LlmAgentSetters):
         # the generated .output_key() setter (and .outputs()) lands here; None clears the key
         if field == "output_key" and value is not None:
             _check_output_key(self._name, value)
+        if field in _CANONICAL:  # the generated .instruction() / .output_key() setters
+            return self._set_spelt(field, field, value)
         return super()._set_field(field, value)
+
+    def _set_spelt(self, field: str, method: str, value: Any) -> Self:
+        """Set a field that has two spellings; warn when the other spelling set it to something
+        else before (the last one set wins, which is easy to miss in a long chain)."""
+        spelling = dict(self._spelling)
+        before = spelling.get(field)
+        if before is not None and before != method and self._fields.get(field) != value:
+            canonical = _CANONICAL[field]
+            warnings.warn(
+                f"Agent '{self._name}': {field} was set with .{before}() and again with "
+                f".{method}(); the last one set wins. .{canonical}() is the canonical spelling "
+                f"(.{field}() is ADK's field name): set it once.",
+                AdkFluentWarning,
+                stacklevel=3,
+            )
+        spelling[field] = method
+        new = super()._set_field(field, value)
+        new.__dict__["_spelling"] = tuple(spelling.items())
+        return new
 
     # -- IR ---------------------------------------------------------------------------------
     def _build_ir(self) -> LlmAgentNode:
@@ -305,6 +353,8 @@ class Agent(Expression, LlmAgentSetters):
         tools = fields.get("tools", ())
         for index, tool in enumerate(tools):  # .tools(...) (the generated setter) is checked here
             _check_tool(self._name, tool, tools[:index])
+        if any(isinstance(t, AgentTool | Expression) or is_adk_agent_tool(t) for t in tools):
+            fields = {**fields, "tools": tuple(_tool_ir(self._name, t) for t in tools)}
         instruction = fields.get("instruction")
         if instruction is not None:  # .instruction(...) (the generated setter) is checked here
             _check_instruction(self._name, instruction)

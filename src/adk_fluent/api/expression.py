@@ -24,11 +24,13 @@ from adk_fluent_generated.builder_bases import (
 )
 from adk_fluent_generated.ir_nodes import LoopAgentNode, ParallelAgentNode, SequentialAgentNode
 
+from adk_fluent.adk.native import is_native_agent, native_ir
 from adk_fluent.api.builder import BuilderBase, check_arity, check_name
+from adk_fluent.api.declarations import AgentCallbacks, DeclaresState
 from adk_fluent.api.running import Runnable
 from adk_fluent.errors import BuildError, EmptyCompositeError, describe_value
 from adk_fluent.ir.names import slug
-from adk_fluent.ir.nodes import FallbackNode, TimeoutNode, TransformNode, UntilNode
+from adk_fluent.ir.nodes import FallbackNode, Node, TimeoutNode, TransformNode, UntilNode
 from adk_fluent.ir.steps import FunctionStep, Step
 
 
@@ -110,33 +112,90 @@ def _auto_name(prefix: str, steps: tuple[BuilderBase, ...]) -> str:
     return f"{prefix}__{names[0]}__{names[-1]}__{digest}"
 
 
-def _is_native_agent(value: Any) -> bool:
-    # an ADK agent, without importing ADK here: its class comes from google.adk
-    return any(k.__module__.startswith("google.adk.") for k in type(value).__mro__[:-1]) and (
-        hasattr(value, "sub_agents")
-    )
+class Native(Expression, DeclaresState):
+    """A native ADK agent (any BaseAgent instance) as a step: `Native(MyChecker(name="checker"))`.
+
+    Operators accept native agents directly (`native >> Agent(...)`, `Loop(writer, checker)`,
+    `.delegate(native)`, `.tool(native)`); `Native(agent)` is the explicit form, which also
+    takes `.reads()` / `.writes()` for the checker. ADK's own agent classes (LlmAgent,
+    SequentialAgent, ParallelAgent, LoopAgent) are read field by field into the IR; a custom
+    agent (any other subclass) stays as it is and is compiled to a copy of itself."""
+
+    def __init__(self, agent: Any) -> None:
+        if isinstance(agent, Native):
+            agent = agent.agent
+        if not is_native_agent(agent):
+            raise BuildError(
+                f"Native() needs an ADK agent instance, not {describe_value(agent)}",
+                field="agent",
+                hint="pass an instance of a BaseAgent subclass, e.g. "
+                "Native(MyChecker(name='checker')); adk-fluent builders compose as they are.",
+            )
+        super().__init__(str(agent.name))
+        self._agent = agent
+
+    @property
+    def agent(self) -> Any:
+        """The native agent (never placed in a compiled tree itself: a copy is)."""
+        return self._agent
+
+    def _build_ir(self) -> Node:
+        declared = self._declared_fields()
+        return native_ir(
+            self._agent,
+            consumes=declared.get("consumes_type"),
+            produces=declared.get("produces_type"),
+            reads=declared.get("reads_keys", frozenset()),
+            writes=declared.get("writes_keys", frozenset()),
+        )
+
+    def __repr__(self) -> str:
+        return f"Native({type(self._agent).__name__} {self._name!r})"
+
+
+def _native(value: Any) -> Expression | None:
+    """A native ADK agent as a step (Native), or None for anything else."""
+    return Native(value) if is_native_agent(value) else None
 
 
 def as_step(value: Any, operator: str) -> Expression:
-    """A builder, or a plain function made a step; anything else is a clear error."""
+    """A builder, a native ADK agent, or a plain function made a step; anything else is a
+    clear error."""
     if isinstance(value, Expression):
         return value
+    native = _native(value)
+    if native is not None:
+        return native
     if callable(value) and not isinstance(value, type):
         return function_step(value)
-    if _is_native_agent(value):
-        name = getattr(value, "name", "?")
+    if hasattr(value, "run_async") and hasattr(value, "name"):  # an ADK tool
         raise BuildError(
-            f"cannot use a native ADK {type(value).__name__} with `{operator}`",
-            agent=str(name)[:60],
+            f"cannot use the tool {describe_value(value)} with `{operator}`: a tool is called "
+            "by an agent's model, not run as a step",
             field="step",
-            hint=f"adk-fluent composes its own builders: describe it as Agent('{name}')... "
-            "(or wrap the native agent in an AgentTool and give it to an Agent with .tool()).",
+            hint="give it to an agent: Agent('worker').tool(...).",
         )
     raise BuildError(
         f"cannot use {describe_value(value)} with `{operator}`",
         field="step",
-        hint="compose Agent, Pipeline, FanOut, Loop or other adk-fluent builders, "
-        "or a function step def step(state): return {...}.",
+        hint="compose Agent, Pipeline, FanOut, Loop or other adk-fluent builders, native ADK "
+        "agents, or a function step def step(state): return {...}.",
+    )
+
+
+def as_delegate(value: Any, owner: str) -> Expression:
+    """A transfer target: a builder or a native ADK agent."""
+    if isinstance(value, Expression):
+        return value
+    native = _native(value)
+    if native is not None:
+        return native
+    raise BuildError(
+        f"can only delegate to agents, got {describe_value(value)}",
+        agent=owner,
+        field="sub_agents",
+        hint="delegate to builders (.delegate(Agent('booker').instruct(...))) or native ADK "
+        "agents; a function is a tool: .tool(fn).",
     )
 
 
@@ -207,31 +266,39 @@ def _name_unnamed(root: _Composite) -> None:
         )
 
 
-class Pipeline(_Composite, SequentialAgentSetters):
+class Pipeline(_Composite, DeclaresState, AgentCallbacks, SequentialAgentSetters):
     """Run steps one after another (ADK's SequentialAgent). `a >> b` builds one."""
 
     _ADK_CLASS = "SequentialAgent"
     _PREFIX = "pipeline"
+    _SPELT_DIFFERENTLY = {
+        "sub_agents": "a pipeline's sub-agents are its steps: Pipeline(a, b) or a >> b.",
+    }
 
     def _build_ir(self) -> SequentialAgentNode:
         return SequentialAgentNode(
             name=self._name,
             **self._fields,
+            **self._declared_fields(),
             children=self._child_irs(),
             visibility=self._visibility,
         )
 
 
-class FanOut(_Composite, ParallelAgentSetters):
+class FanOut(_Composite, DeclaresState, AgentCallbacks, ParallelAgentSetters):
     """Run branches concurrently (ADK's ParallelAgent). `a | b` builds one."""
 
     _ADK_CLASS = "ParallelAgent"
     _PREFIX = "fanout"
+    _SPELT_DIFFERENTLY = {
+        "sub_agents": "a FanOut's sub-agents are its branches: FanOut(a, b) or a | b.",
+    }
 
     def _build_ir(self) -> ParallelAgentNode:
         return ParallelAgentNode(
             name=self._name,
             **self._fields,
+            **self._declared_fields(),
             children=self._child_irs(),
             visibility=self._visibility,
         )
@@ -242,32 +309,75 @@ class Until:
     """A loop condition: `body * until(pred, max=5)` repeats until `pred(state)` is true."""
 
     predicate: Callable[[Any], bool]
-    max: int = 10
+    max: int | None = 10
+    name: str | None = None  # the check step's name (default: '<loop>__until')
 
 
-def until(predicate: Callable[[Any], bool], *, max: int = 10) -> Until:  # noqa: A002 - spec's name
-    """Loop condition for `body * until(pred, max=...)`: checked after every iteration."""
+def _check_predicate(predicate: Any, what: str, name: str | None) -> None:
     if not callable(predicate) or isinstance(predicate, type):
         raise BuildError(
-            f"until() needs a callable predicate taking the state, got {describe_value(predicate)}",
+            f"{what} needs a callable predicate taking the state, got {describe_value(predicate)}",
+            agent=name,
             field="predicate",
-            hint="e.g. until(lambda state: state.get('done') == 'yes').",
+            hint="e.g. lambda state: state.get('done') == 'yes'.",
         )
     check_arity(
         predicate,
         1,
-        what="until()'s predicate",
-        agent=None,
+        what=f"{what}'s predicate",
+        agent=name,
         field="predicate",
-        hint="the predicate takes the state: until(lambda state: state.get('done') == 'yes').",
+        hint="the predicate takes the state: lambda state: state.get('done') == 'yes'.",
     )
-    if isinstance(max, bool) or not isinstance(max, int) or max < 1:
+
+
+def until(
+    predicate: Callable[[Any], bool],
+    *,
+    max: int | None = 10,  # noqa: A002 - spec's name
+    name: str | None = None,
+) -> Until:
+    """Loop condition for `body * until(pred, max=...)`: checked after every iteration.
+    `max=None` sets no limit (the loop ends only when the predicate holds or a step escalates);
+    `name` names the check step (its events and diagrams show it)."""
+    _check_predicate(predicate, "until()", name)
+    if max is not None and (isinstance(max, bool) or not isinstance(max, int) or max < 1):
         raise BuildError(
-            f"until(max=...) must be a positive int, got {describe_value(max)}",
+            f"until(max=...) must be a positive int or None, got {describe_value(max)}",
             field="max",
-            hint="the most iterations to run, e.g. until(pred, max=5).",
+            hint="the most iterations to run, e.g. until(pred, max=5); None for no limit.",
         )
-    return Until(predicate, max)
+    if name is not None:
+        check_name(name, "step")
+    return Until(predicate, max, name)
+
+
+class LoopExit(Expression):
+    """`exit_when(pred)`: a step anywhere in a loop's body that ends the loop when `pred(state)`
+    holds (see `exit_when`)."""
+
+    def __init__(self, predicate: Callable[[Any], bool], name: str | None = None) -> None:
+        _check_predicate(predicate, "exit_when()", name)
+        super().__init__(name or "exit_when")
+        self._predicate = predicate
+
+    def named(self, name: str) -> Self:
+        """Rename the step (names show in events and diagrams)."""
+        check_name(name, "step")
+        return self._copy(_name=name)
+
+    def _build_ir(self) -> UntilNode:
+        return UntilNode(name=self._name, predicate=self._predicate)
+
+
+def exit_when(predicate: Callable[[Any], bool], *, name: str | None = None) -> LoopExit:
+    """A loop step that ends the loop when `predicate(state)` holds, between two steps of an
+    iteration: `Loop(writer >> exit_when(lambda s: s["verdict"] == "ok") >> reviser)`.
+
+    It escalates as an ADK agent would (an event with `actions.escalate=True`); ADK's loop stops
+    once the loop step containing it finishes, so put it directly in the loop's body (a flat
+    `a >> exit_when(...) >> b`), not inside a named sub-pipeline. Outside a loop it is an error."""
+    return LoopExit(predicate, name)
 
 
 def _check_max_iterations(value: Any, loop: str) -> None:
@@ -280,11 +390,19 @@ def _check_max_iterations(value: Any, loop: str) -> None:
         )
 
 
-class Loop(_Composite, LoopAgentSetters):
-    """Repeat a body (ADK's LoopAgent) up to `max_iterations`, or until a condition holds."""
+class Loop(_Composite, DeclaresState, AgentCallbacks, LoopAgentSetters):
+    """Repeat a body (ADK's LoopAgent) up to `max_iterations`, until a condition holds, or (with
+    neither) until one of its steps escalates: `exit_when(...)`, a native checker agent, or a
+    tool such as ADK's `exit_loop`.
+
+    The body's steps are the loop's own sub-agents, as in ADK's idiom: `Loop(a, b)` and
+    `(a >> b) * 3` both compile to `LoopAgent(sub_agents=[a, b])`."""
 
     _ADK_CLASS = "LoopAgent"
     _PREFIX = "loop"
+    _SPELT_DIFFERENTLY = {
+        "sub_agents": "a loop's sub-agents are its body's steps: Loop(a, b) or (a >> b) * 3.",
+    }
 
     def __init__(
         self,
@@ -294,6 +412,8 @@ class Loop(_Composite, LoopAgentSetters):
         name: str | None = None,
     ) -> None:
         super().__init__(*body, name=name)
+        if len(self._steps) == 1:  # `(a >> b) * n`: ADK's loop runs a, b as its own sub-agents
+            self._steps = _flatten(Pipeline, self._steps[0])
         if until is not None and not isinstance(until, Until):
             raise BuildError(
                 f"until= needs until(predicate), got {describe_value(until)}",
@@ -318,11 +438,14 @@ class Loop(_Composite, LoopAgentSetters):
     def _build_ir(self) -> LoopAgentNode:
         children = self._child_irs()
         if self._until is not None:
-            check = UntilNode(name=f"{self._name}__until", predicate=self._until.predicate)
+            check = UntilNode(
+                name=self._until.name or f"{self._name}__until", predicate=self._until.predicate
+            )
             children = (*children, check)
         return LoopAgentNode(
             name=self._name,
             **self._fields,
+            **self._declared_fields(),
             children=children,
             visibility=self._visibility,
         )

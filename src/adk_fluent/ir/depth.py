@@ -31,8 +31,8 @@ _saved = 0  # the limit before the first of them
 
 def tree_depth(root: Any, children: Any = None) -> int:
     """The number of levels of a tree, counted without recursion. `children(node)` lists a
-    node's children (default: its `.children`)."""
-    kids = children if children is not None else (lambda node: node.children)
+    node's children (default: its `.children` and the trees of its agent tools)."""
+    kids = children if children is not None else (lambda node: (*node.children, *node.attached))
     deepest = 0
     stack: list[tuple[Any, int]] = [(root, 1)]
     seen: set[int] = set()

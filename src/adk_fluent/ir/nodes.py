@@ -25,6 +25,7 @@ from adk_fluent_generated.visitor import NODE_TYPE_NAMES, NodeVisitor
 __all__ = [
     "ADK_NODE_TYPES",
     "CONTROL_NODE_TYPES",
+    "AgentToolSpec",
     "DEFAULT_APPROVE_WORDS",
     "DEFAULT_REJECT_WORDS",
     "NODE_TYPE_NAMES",
@@ -34,6 +35,7 @@ __all__ = [
     "LlmAgentNode",
     "LoopAgentNode",
     "MapOverNode",
+    "NativeAgentNode",
     "Node",
     "NodeVisitor",
     "ParallelAgentNode",
@@ -60,7 +62,9 @@ class FallbackNode(Node):
 
 
 class UntilNode(Node):
-    """Inside a loop: stop the loop once `predicate(state)` holds (`body * until(pred)`)."""
+    """Inside a loop: stop the loop once `predicate(state)` holds. `body * until(pred)` puts one
+    at the end of the body; `exit_when(pred)` anywhere in it (ADK's escalation: the loop ends
+    after the step of the loop that contains it)."""
 
     SPEAKS: ClassVar[Speaks] = "never"
     CHILDREN: ClassVar[Children] = "none"
@@ -164,6 +168,55 @@ class RaceNode(Node):
     CHILDREN: ClassVar[Children] = "branches"
 
 
+class NativeAgentNode(Node):
+    """A native ADK agent placed in the tree as it is: an instance of a BaseAgent subclass that
+    adk-fluent does not describe field by field (a custom agent). Compiled to a copy of it; the
+    checker knows what it reads and writes from `.reads()` / `.writes()` and its source.
+
+    `agent_names` are the names of the agents inside it (its own sub-agents and agents held
+    in its fields, itself first), for the tree's name check; `llm_agents` those of them that
+    call a model, which scripted models can stand in for."""
+
+    SPEAKS: ClassVar[Speaks] = "by_position"  # a custom agent may yield text like an LLM agent
+    CHILDREN: ClassVar[Children] = "none"
+    agent: Any
+    agent_class: str = ""
+    agent_names: tuple[str, ...] = ()
+    llm_agents: tuple[str, ...] = ()
+    produces_type: Any = None  # a DeclaredState from .writes()
+    consumes_type: Any = None  # a DeclaredState from .reads()
+
+    def __eq__(self, other: object) -> bool:  # the agent object compares by identity
+        if other is self:
+            return True
+        if type(other) is not type(self):
+            return NotImplemented
+        mine = {k: v for k, v in self.__dict__.items() if k != "agent"}
+        theirs = {k: v for k, v in other.__dict__.items() if k != "agent"}
+        return self.agent is other.agent and mine == theirs  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.name, id(self.agent)))
+
+
+@dataclass(frozen=True)
+class AgentToolSpec:
+    """An agent an LLM agent calls as a tool (ADK's AgentTool), in the agent's `tools` field.
+
+    `agent` is the IR of the tree the tool runs: ADK runs it in a sub-run on a copy of the
+    caller's session state; the state changes it makes come back to the caller's session, its
+    events do not (the caller sees one function call and its response). `options` are
+    AgentTool's keyword arguments (skip_summarization, include_plugins, ...), as given."""
+
+    agent: Node
+    options: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The tool's name as the model sees it: the agent's name."""
+        return self.agent.name
+
+
 # adk-fluent's own node types, in the order defined above (the codegen's CONTROL_NODES must match).
 CONTROL_NODE_TYPES: tuple[type[Node], ...] = tuple(
     cls for cls in Node.__subclasses__() if cls.__module__ == __name__
@@ -181,6 +234,8 @@ def iter_paths(node: Node, prefix: tuple[str, ...] = ()) -> Iterator[tuple[tuple
     yield path, node
     for child in node.children:
         yield from iter_paths(child, path)
+    for tree in node.attached:  # agent tools: under the agent that calls them
+        yield from iter_paths(tree, path)
 
 
 def body_output_key(node: Node) -> str | None:

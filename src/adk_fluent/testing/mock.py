@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from adk_fluent.errors import BuildError, did_you_mean
-from adk_fluent.ir.nodes import LlmAgentNode, Node, walk
+from adk_fluent.ir.nodes import LlmAgentNode, NativeAgentNode, Node, walk
 from adk_fluent.testing.scripted import ScriptedModel
 
 
@@ -26,6 +26,9 @@ class MockBackend:
     def check_tree(self, root: Node) -> None:
         """Refuse scripts for agents the tree does not have (a typo would silently script nothing)."""
         names = {n.name for n in walk(root) if isinstance(n, LlmAgentNode)}
+        names.update(
+            n for node in walk(root) if isinstance(node, NativeAgentNode) for n in node.llm_agents
+        )
         for scripted in sorted(self.model.scripted_agents - names):
             raise BuildError(
                 "mock_backend has a script for this agent, but the tree has no LLM agent of that name",

@@ -12,10 +12,13 @@ from adk_fluent import (
     Fallback,
     FanOut,
     Loop,
+    Native,
     Pipeline,
     Route,
     S,
     check_contracts,
+    exit_when,
+    gate,
     timeout,
     until,
 )
@@ -56,14 +59,10 @@ def _native_llm_agent():
     return LlmAgent(name="native", model="some-model", instruction="x" * 500)
 
 
-def _native_sequential():
-    import warnings
+def _adk_tool():
+    from google.adk.tools.function_tool import FunctionTool
 
-    from google.adk.agents import LlmAgent, SequentialAgent
-
-    with warnings.catch_warnings():  # 2.x deprecates SequentialAgent
-        warnings.simplefilter("ignore")
-        return SequentialAgent(name="native_seq", sub_agents=[LlmAgent(name="inner", model="m")])
+    return FunctionTool(search)
 
 
 A = Agent("a")
@@ -109,8 +108,32 @@ CASES = [
     ),
     case("api-tools-twice", lambda: A.tools(search, search).build(), "'search'", "already"),
     case("api-tools-list", lambda: A.tools([search]).build(), "a list is not a tool", "separate"),
-    case("api-tool-builder", lambda: A.tool(Agent("b")), "builder", "AgentTool", "delegate"),
-    case("api-tool-pipeline", lambda: A.tool(Agent("b") >> Agent("c")), "Pipeline", "AgentTool"),
+    # agents as tools: .tool(agent) is ADK's AgentTool; these are its misuses
+    case(
+        "api-tool-agent-confirmed",
+        lambda: A.tool(Agent("b"), require_confirmation=True),
+        "field 'tools'",
+        "not an agent",
+        "gate",
+    ),
+    case(
+        "api-agent-tool-option-typo",
+        lambda: A.agent_tool(Agent("b"), skip_summarisation=True),
+        "agent tool 'b'",
+        "no option 'skip_summarisation'",
+        "did you mean 'skip_summarization'",
+    ),
+    case(
+        "api-agent-tool-option-type",
+        lambda: A.agent_tool(Agent("b"), skip_summarization="yes"),
+        "skip_summarization must be True or False",
+    ),
+    case("api-agent-tool-int", lambda: A.agent_tool(42), "needs an agent", "42", ".tool(fn)"),
+    case(
+        "api-tool-agent-twice",
+        lambda: A.tool(Agent("b")).tool(Agent("b").instruct("other")),
+        "a tool named 'b' is already",
+    ),
     case("api-tool-int", lambda: A.tool(42), "field 'tools'", "42 is not a tool"),
     case("api-tool-str", lambda: A.tool("search"), "field 'tools'", "'search'", "not a tool"),
     case("api-tool-class", lambda: A.tool(dict), "field 'tools'", "class dict"),
@@ -132,10 +155,11 @@ CASES = [
     case("api-after-tool-int", lambda: A.after_tool(3), "after_tool_callback", "callable"),
     case("api-delegate-none", lambda: A.delegate(None), "field 'sub_agents'", "None"),
     case(
-        "api-delegate-native",
-        lambda: A.delegate(_native_llm_agent()),
+        "api-delegate-function",
+        lambda: A.delegate(search),
         "field 'sub_agents'",
-        "LlmAgent 'native'",
+        "function",
+        ".tool(fn)",
     ),
     case("api-delegate-str", lambda: A.delegate("b"), "field 'sub_agents'", "'b'"),
     case("api-context-str", lambda: A.context("user_only"), "field 'context'", "C.user_only()"),
@@ -151,19 +175,28 @@ CASES = [
     case("api-compose-object", lambda: A >> object(), "an object", ">>"),
     case("api-compose-class", lambda: A >> dict, "the class dict", ">>"),
     case(
-        "api-compose-native-agent",
-        lambda: A >> _native_llm_agent(),
-        "agent 'native'",
-        "native ADK LlmAgent",
-        "Agent('native')",
+        "api-compose-adk-tool",
+        lambda: A >> _adk_tool(),
+        "a tool is called by an agent's model",
+        ".tool(...)",
+    ),
+    case("api-native-not-agent", lambda: Native(42), "Native() needs an ADK agent", "42"),
+    case(
+        "api-exit-when-outside-loop",
+        lambda: (A >> exit_when(lambda state: True)).build(),
+        "exit_when() is not inside a loop",
+        "Loop(writer >> exit_when(pred) >> editor)",
+    ),
+    case("api-exit-when-not-callable", lambda: exit_when("done"), "callable predicate"),
+    case(
+        "api-until-bad-name", lambda: until(lambda s: True, name="no way"), "not a valid step name"
     ),
     case(
-        "api-compose-native-sequential",
-        lambda: A >> _native_sequential(),
-        "native ADK SequentialAgent",
-        "native_seq",
+        "api-gate-in-agent-tool",
+        lambda: A.tool(Agent("b") >> gate(True, "ok?")).build(),
+        "gate 'approval_gate' sits inside an agent tool of agent 'a'",
+        "sub-run",
     ),
-    case("api-fanout-native", lambda: A | _native_llm_agent(), "LlmAgent", "`|`"),
     case("api-fallback-int", lambda: A // 3, "3", "`//`"),
     case("api-pipeline-none", lambda: Pipeline(A, None), "None", "Pipeline"),
     # -- empty composites -------------------------------------------------------------------------
@@ -292,9 +325,10 @@ def test_misuse(misuse):
 
 
 def test_a_native_agent_is_named_not_dumped():
-    """The message names the type and the agent, never the pydantic repr (instruction, fields)."""
+    """The message names the tool and the agent, never the pydantic repr (instruction, fields)."""
     from adk_fluent.errors import BuildError
 
     with pytest.raises(BuildError) as info:
-        A >> _native_llm_agent()
+        A.agent_tool(_native_llm_agent(), bogus=1)
+    assert "agent tool 'native'" in str(info.value)
     assert "xxxxxxxx" not in str(info.value) and "model=" not in str(info.value)

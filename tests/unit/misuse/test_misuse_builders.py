@@ -99,11 +99,10 @@ CASES = [
     case("build-tool-module", lambda: A.tool(math), "field 'tools'", "a module is not a tool"),
     case("build-tool-dict-spec", lambda: A.tool({"name": "search"}), "field 'tools'", "a dict"),
     case(
-        "build-tools-setter-builder",
-        lambda: A.tools(Agent("b")).build(),
+        "build-tools-setter-agent-and-function-alike",
+        lambda: A.tools(Agent("search"), search).build(),
         "field 'tools'",
-        "a builder",
-        ".delegate(b)",
+        "a tool named 'search' is already",
     ),
     # -- callbacks ----------------------------------------------------------------------------
     case(

@@ -386,6 +386,9 @@ class Flow(ir.NodeVisitor[Env]):
     def visit_until(self, node: ir.UntilNode) -> Env:
         return self._opaque_reader(node, *self._at)
 
+    def visit_native_agent(self, node: ir.NativeAgentNode) -> Env:
+        return self._native(node, *self._at)
+
     def _seq(self, children: tuple[ir.Node, ...], env: Env, path: tuple[str, ...]) -> Env:
         for child in children:
             env = self.visit_at(child, env, path)
@@ -522,6 +525,20 @@ class Flow(ir.NodeVisitor[Env]):
                 env.facts[old] = Fact(NO, moved.writers, _union(moved.deleters, (via,)))
         for write in effects.writes:
             self._write(env, node, p, write)
+        return env
+
+    def _native(self, node: ir.NativeAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+        """A custom agent: what it declares; with no declaration it may read or write anything."""
+        declared = bool(node.reads_keys or node.writes_keys)
+        for key in sorted(node.reads_keys):
+            self._read(node, "node", p, Read(key, "declared", True), env)
+        env = env.copy()
+        if not declared:
+            self.opaque_readers.setdefault(p, node.name)
+            if node.name not in env.opaque:
+                env.opaque = (*env.opaque, node.name)
+        for key in sorted(node.writes_keys):
+            self._write(env, node, p, Write(key, f"{node.name} (declared writes)", kind="declared"))
         return env
 
     def _opaque_reader(self, node: ir.Node, env: Env, path: tuple[str, ...], p: str) -> Env:
