@@ -15,6 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
     "Agent": "api.agent",
+    "Preset": "api.presets",
+    "agent": "api.decorators",
+    "per_call": "api.inject",
     "Fallback": "api.expression",
     "FanOut": "api.expression",
     "Loop": "api.expression",
@@ -107,6 +110,7 @@ __all__ = [
     "MapOver",
     "Native",
     "Pipeline",
+    "Preset",
     "Race",
     "ReadOnlyState",
     "Route",
@@ -128,6 +132,7 @@ __all__ = [
     "UnknownSetterError",
     "Until",
     "UserScoped",
+    "agent",
     "check_all",
     "check_contracts",
     "close_session_stores",
@@ -137,6 +142,7 @@ __all__ = [
     "infer_visibility",
     "loop_until",
     "map_over",
+    "per_call",
     "race",
     "register_check",
     "registered_checks",
@@ -174,6 +180,7 @@ if TYPE_CHECKING:
         tap,
         timeout,
     )
+    from adk_fluent.api.decorators import agent
     from adk_fluent.api.expression import (
         Fallback,
         FanOut,
@@ -187,6 +194,8 @@ if TYPE_CHECKING:
         exit_when,
         until,
     )
+    from adk_fluent.api.inject import per_call
+    from adk_fluent.api.presets import Preset
     from adk_fluent.api.route import Route
     from adk_fluent.api.state_schema import (
         AppScoped,

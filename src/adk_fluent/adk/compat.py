@@ -125,6 +125,23 @@ def quiet_workflow_deprecation() -> Iterator[None]:
         yield
 
 
+def quiet_workflow_copies() -> None:
+    """Hide the same warning when ADK's own runtime copies an agent we compiled.
+
+    ADK 2.x's workflow runner clones agents as it runs them (a transfer to a Pipeline, for
+    one); pydantic's copy constructs the class again, and the warning is attributed to
+    `pydantic.main`. A filter for exactly that message from exactly that module is added for
+    the process (idempotent: Python replaces an identical filter); the user's own
+    `SequentialAgent(...)` calls, attributed to their module, still warn.
+    """
+    warnings.filterwarnings(
+        "ignore",
+        message=WORKFLOW_DEPRECATION,
+        category=DeprecationWarning,
+        module=r"pydantic\.main",
+    )
+
+
 # -- attributes ADK does not make public -----------------------------------------------------
 
 

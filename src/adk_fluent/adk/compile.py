@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from adk_fluent.adk.compat import (
     installed_class,
+    quiet_workflow_copies,
     quiet_workflow_deprecation,
     workflow_agents_warn,
 )
@@ -224,6 +225,24 @@ def _refuse_gates(node: ir.Node, children: tuple[ir.Node, ...], kind: str) -> No
     )
 
 
+def _refuse_confirmations(node: ir.Node, tree: ir.Node) -> None:
+    """A tool that asks a person to confirm each call cannot work inside an agent tool: the
+    sub-run ends with the tool call, so nobody is asked and the function never runs."""
+    for inner in tree.walk():
+        for tool in getattr(inner, "tools", None) or ():
+            if getattr(tool, "_require_confirmation", False):
+                name = getattr(tool, "name", "?")
+                raise BuildError(
+                    f"tool '{name}' of agent '{inner.name}' asks for confirmation, but "
+                    f"'{inner.name}' runs inside an agent tool of agent '{node.name}', whose "
+                    "sub-run cannot pause for a person's reply (the call would never run)",
+                    agent=inner.name,
+                    field="tools",
+                    hint=f"give the confirmed tool to '{node.name}' itself, or ask before it "
+                    "with a gate in the pipeline.",
+                )
+
+
 class Compiler(ir.NodeVisitor[Any]):
     """One compilation: model overrides and unique names for repeated zero-cost steps."""
 
@@ -254,6 +273,7 @@ class Compiler(ir.NodeVisitor[Any]):
         """
         if not workflow_agents_warn():
             return self.visit(node)
+        quiet_workflow_copies()  # ADK copies them again as it runs them
         with quiet_workflow_deprecation():
             return self.visit(node)
 
@@ -290,6 +310,7 @@ class Compiler(ir.NodeVisitor[Any]):
         for tool in node.tools:
             if isinstance(tool, ir.AgentToolSpec):
                 _refuse_gates(node, (tool.agent,), "agent tool")
+                _refuse_confirmations(node, tool.agent)
                 # the tool's run is a run of its own: no loop of this one is around it
                 loops, depth, self.loops, self.loop_depth = self.loops, self.loop_depth, [], 0
                 try:

@@ -217,6 +217,27 @@ def _agents_inside(agent: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(names), tuple(llms)
 
 
+def llm_agents_inside(agent: Any) -> list[Any]:
+    """Every LlmAgent in a native tree: the agent, its sub-agents, agents held in fields, and
+    the agents of ADK AgentTools among their tools, each once."""
+    from google.adk.agents.llm_agent import LlmAgent
+
+    found: list[Any] = []
+    seen: set[int] = set()
+    stack = [agent]
+    while stack:
+        root = stack.pop()
+        for inner in _walk_agents(root):
+            if id(inner) in seen:
+                continue
+            seen.add(id(inner))
+            if isinstance(inner, LlmAgent):
+                found.append(inner)
+                tools: list[Any] = list(inner.tools)
+                stack.extend(tool.agent for tool in tools if is_adk_agent_tool(tool))
+    return found
+
+
 def _walk_agents(agent: Any) -> Iterator[Any]:
     """An agent and every agent it holds: its sub-agents and agents in its own fields (a custom
     agent often keeps its sub-agents in fields too), each once."""

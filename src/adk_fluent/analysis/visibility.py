@@ -32,6 +32,9 @@ class NodeVisibility:
     visibility: Visibility
     depth: int
     path: str
+    # inside an agent tool's tree: its events stay in the tool's sub-run (the client never
+    # receives them) and the tool's answer is the last one's text, so nothing is filtered there
+    in_tool: bool = False
 
 
 def _override(node: Node) -> Visibility | None:
@@ -40,7 +43,11 @@ def _override(node: Node) -> Visibility | None:
 
 
 def _walk(
-    node: Node, has_successor: bool, forced: Visibility | None, path: tuple[str, ...]
+    node: Node,
+    has_successor: bool,
+    forced: Visibility | None,
+    path: tuple[str, ...],
+    in_tool: bool = False,
 ) -> Iterator[tuple[str, NodeVisibility]]:
     """The one rule, read from each node's traits (SPEAKS, CHILDREN), for every node type."""
     path = (*path, node.name)
@@ -52,7 +59,8 @@ def _walk(
         forced = visibility  # delegates take this agent's place
     else:
         visibility = "zero_cost"  # composites and steps emit no text of their own
-    yield node.name, NodeVisibility(visibility, 0 if visibility == "user" else 1, "/".join(path))
+    depth = 0 if visibility == "user" else 1
+    yield node.name, NodeVisibility(visibility, depth, "/".join(path), in_tool)
     children = node.children
     last = len(children) - 1
     for index, child in enumerate(children):
@@ -62,19 +70,14 @@ def _walk(
             successor = True  # an iteration is never the answer
         else:  # branches and delegates take the node's own place
             successor = has_successor
-        yield from _walk(child, successor, forced, path)
+        yield from _walk(child, successor, forced, path, in_tool)
     for tree in node.attached:
         # an agent tool's tree runs in a sub-run of its own, whose answer goes to the calling
         # agent (never to the user): within that run its visibility is inferred as for a root
-        yield from _walk(tree, False, None, path)
+        yield from _walk(tree, False, None, path, True)
     if isinstance(node, NativeAgentNode):  # agents inside a custom agent: the custom agent's
         for name in node.agent_names[1:]:
-            yield (
-                name,
-                NodeVisibility(
-                    visibility, 0 if visibility == "user" else 1, "/".join((*path, name))
-                ),
-            )
+            yield name, NodeVisibility(visibility, depth, "/".join((*path, name)), in_tool)
 
 
 def infer_visibility_table(root: Node) -> dict[str, NodeVisibility]:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
-from typing import Any, Self
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Self
 
 from adk_fluent_generated.builder_bases import LlmAgentSetters
 from adk_fluent_generated.ir_nodes import LlmAgentNode
@@ -15,10 +16,14 @@ from adk_fluent.api.agent_tool import AgentTool
 from adk_fluent.api.builder import BuilderBase, check_arity
 from adk_fluent.api.declarations import AgentCallbacks, DeclaresState
 from adk_fluent.api.expression import Expression, as_delegate, describe_value
+from adk_fluent.api.inject import check_resources, inject_tools
 from adk_fluent.errors import AdkFluentWarning, BuildError
 from adk_fluent.ir.context_spec import ContextSpec
 from adk_fluent.ir.instruction_keys import template_reads
 from adk_fluent.ir.state_keys import check_key
+
+if TYPE_CHECKING:
+    pass
 
 
 def _schema_fields(model: Any) -> frozenset[str]:
@@ -169,6 +174,7 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
     _delegates: tuple[Expression, ...] = ()
     _context: ContextSpec | None = None
     _spelling: tuple[tuple[str, str], ...] = ()  # (field, the method that last set it)
+    _resources: Mapping[str, Any] = MappingProxyType({})  # .inject(): parameter -> resource
 
     def __init__(self, name: str, model: Any = None) -> None:
         super().__init__(name, None)
@@ -197,8 +203,9 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
                     "require_confirmation needs a plain function, not an agent",
                     agent=self._name,
                     field="tools",
-                    hint="ask in the tool agent's own flow instead (a gate before it, or a "
-                    "confirmed function tool inside it).",
+                    hint="an agent tool runs in a sub-run that cannot pause for a person: "
+                    "ask before the agent that calls it (a gate in the pipeline), or give the "
+                    "confirmed function to the calling agent itself.",
                 )
             return self.agent_tool(fn_or_tool)
         # ADK treats any truthy value as "ask": a str such as 'no' would ask on every call
@@ -252,6 +259,39 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
         native ADK agents."""
         steps = tuple(as_delegate(agent, self._name) for agent in agents)
         return self._copy(_delegates=(*self._delegates, *steps))
+
+    def inject(self, **resources: Any) -> Self:
+        """Hand resources to this agent's tool functions: `.inject(db=pool)` passes `pool` to
+        every tool function of this agent with a parameter named `db`, and the model never sees
+        that parameter (it is left out of the tool's declaration). Works for tools added before
+        or after this call; sync and async tools alike; `tool_context` is ADK's as always.
+
+        A resource is one shared value (a client, a pool): every call, in every session and
+        every run of this agent, gets the same object, by design, so it must be safe to share.
+        For a fresh value per call pass a factory: `.inject(db=per_call(open_connection))`.
+        A value the model sends for a resource's name is dropped; the resource is passed.
+        Only this agent's own function tools receive them (agents used as tools have their own
+        `.inject()`). Calling `.inject()` again adds resources; a name given again takes the new
+        value. Every resource must be taken by some tool, or the build fails."""
+        check_resources(self._name, resources)
+        return self._copy(_resources={**self._resources, **resources})
+
+    def use(self, *presets: Any) -> Self:
+        """Apply presets (`Preset(model=..., before_model=...)`), in order: each one's settings
+        are setter calls made at this point of the chain, so a later setter overrides a single
+        value (the model) and adds to a list (tools, callbacks)."""
+        agent = self
+        for preset in presets:
+            if not getattr(preset, "_IS_PRESET", False):
+                raise BuildError(
+                    f"use() takes presets, not {describe_value(preset)}",
+                    agent=self._name,
+                    field="use",
+                    hint="make one with Preset(model='gemini-2.5-flash', ...), or call the "
+                    "setters directly.",
+                )
+            agent = preset.apply(agent)
+        return agent
 
     def context(self, spec: Any) -> Self:
         """What conversation this agent sees: a C spec, e.g. `C.user_only() + C.from_state("intent")`."""
@@ -321,10 +361,10 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
         if field == "output_key" and value is not None:
             _check_output_key(self._name, value)
         if field in _CANONICAL:  # the generated .instruction() / .output_key() setters
-            return self._set_spelt(field, field, value)
+            return self._set_spelt(field, field, value, stacklevel=4)
         return super()._set_field(field, value)
 
-    def _set_spelt(self, field: str, method: str, value: Any) -> Self:
+    def _set_spelt(self, field: str, method: str, value: Any, stacklevel: int = 3) -> Self:
         """Set a field that has two spellings; warn when the other spelling set it to something
         else before (the last one set wins, which is easy to miss in a long chain)."""
         spelling = dict(self._spelling)
@@ -336,7 +376,7 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
                 f".{method}(); the last one set wins. .{canonical}() is the canonical spelling "
                 f"(.{field}() is ADK's field name): set it once.",
                 AdkFluentWarning,
-                stacklevel=3,
+                stacklevel=stacklevel,  # the user's line: through .instruct() or the setter
             )
         spelling[field] = method
         new = super()._set_field(field, value)
@@ -355,6 +395,9 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
             _check_tool(self._name, tool, tools[:index])
         if any(isinstance(t, AgentTool | Expression) or is_adk_agent_tool(t) for t in tools):
             fields = {**fields, "tools": tuple(_tool_ir(self._name, t) for t in tools)}
+        if self._resources:  # .inject(): copies of the tools that take a resource
+            tools = inject_tools(self._name, fields.get("tools", ()), self._resources)
+            fields = {**fields, "tools": tools}
         instruction = fields.get("instruction")
         if instruction is not None:  # .instruction(...) (the generated setter) is checked here
             _check_instruction(self._name, instruction)

@@ -32,6 +32,15 @@ class AgentTool:
                 "native ADK agent; a function is a tool on its own: .tool(fn).",
             )
         name = str(agent.name)
+        if isinstance(agent, Expression) and agent.to_ir().ZERO_COST:
+            raise BuildError(
+                f"{type(agent).__name__} '{name}' is a step, not an agent: as a tool it would "
+                "ignore the model's request and answer nothing",
+                agent=_for,
+                field="tools",
+                hint="give the tool an agent (Agent(...) or a composite that ends with one); "
+                "a function is a tool on its own: .tool(fn).",
+            )
         check_agent_tool_options(options, name, _for)
         self._agent = agent
         self._options = tuple(sorted(options.items()))
@@ -52,11 +61,11 @@ class AgentTool:
         from adk_fluent.api.expression import Expression
 
         agent = self._agent
-        if isinstance(agent, Expression):
-            return AgentToolSpec(agent.to_ir(), self._options)
-        from adk_fluent.api.expression import Native
+        if not isinstance(agent, Expression):
+            from adk_fluent.api.expression import Native
 
-        return AgentToolSpec(Native(agent).to_ir(), self._options)
+            agent = Native(agent)
+        return AgentToolSpec(agent.to_ir(), self._options)
 
     def __repr__(self) -> str:
         shown = "".join(f", {k}={v!r}" for k, v in self._options)

@@ -26,6 +26,10 @@ class Read:
     required: bool = True
     type: Any = field(default=UNKNOWN, hash=False)
     source: str = ""  # e.g. "Intent.confidence" for a consumes field
+    # read by code the checker read from source: "tool" (runs only when the model calls a
+    # tool: a tool, a tool callback), "agent" (runs every time: an agent callback, a custom
+    # agent's code, an instruction provider), "" (a template, a C spec, a step, a declaration)
+    code: str = ""
 
 
 @dataclass(frozen=True)
@@ -38,7 +42,9 @@ class Write:
     value: Any = field(default=UNKNOWN, compare=False, hash=False)
     text: bool = False  # the agent's reply: the same text also reaches later agents via history
     delete: bool = False
-    kind: str = "step"  # outputs | produces | declared | step | map_over | map_over_item | initial
+    # outputs | produces | declared | step | map_over | map_over_item | initial | code (a tool,
+    # callback or custom agent's code, read from its source)
+    kind: str = "step"
 
 
 @dataclass(frozen=True)

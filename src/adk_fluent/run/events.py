@@ -118,10 +118,24 @@ class AgentEvent:
 
 
 def final_text(events: list[AgentEvent]) -> str:
-    """The last final response's text in an event list ('' when there is none)."""
+    """The last final response's text in an event list ('' when there is none).
+
+    A final response may be a tool's result (a tool that skips summarization, such as
+    `agent_tool(..., skip_summarization=True)`): some ADK releases put the result's text beside
+    the function response and some do not, so the text of a `{"result": "..."}` response
+    counts as the answer on every release."""
     for event in reversed(events):
-        if event.is_final and event.content:
+        if not event.is_final:
+            continue
+        if event.content:
             return event.content
+        results = [
+            response.result["result"]
+            for response in event.tool_responses
+            if isinstance(response.result, dict) and isinstance(response.result.get("result"), str)
+        ]
+        if results:
+            return "".join(results)
     return ""
 
 

@@ -2,15 +2,26 @@
 
 from adk_fluent.testing.harness import AgentHarness, HarnessResponse
 from adk_fluent.testing.mock import MockBackend, mock_backend
-from adk_fluent.testing.scripted import ScriptedModel, call, delay, text
+from adk_fluent.testing.scripted import (
+    DEFAULT_MODEL,
+    RepeatStep,
+    ScriptedModel,
+    call,
+    delay,
+    repeat,
+    text,
+)
 
 __all__ = [
+    "DEFAULT_MODEL",
     "AgentHarness",
     "HarnessResponse",
     "MockBackend",
+    "RepeatStep",
     "ScriptedModel",
     "call",
     "delay",
     "mock_backend",
+    "repeat",
     "text",
 ]

@@ -18,8 +18,8 @@ def mock_adk() -> Iterator[Callable[[Mapping[str, Any]], Any]]:
 
     made: list[MockBackend] = []
 
-    def factory(responses: Mapping[str, Any]) -> MockBackend:
-        backend = MockBackend(responses)
+    def factory(responses: Mapping[str, Any], **options: Any) -> MockBackend:
+        backend = MockBackend(responses, **options)
         made.append(backend)
         return backend
 

@@ -20,9 +20,16 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 from pydantic import PrivateAttr
 
-from adk_fluent.errors import ScriptError
+from adk_fluent.errors import BuildError, ScriptError, describe_value
 
 SHARED = "*"  # the script used by agents that have none of their own (single-agent tests)
+
+# The default model name: ADK's built-in Gemini tools (google_search, url_context, built-in code
+# execution) look at the request's model name (google.adk.utils.model_name_utils) and refuse a
+# non-Gemini one; on the oldest supported ADK url_context and code execution also want Gemini 2
+# or later. "gemini-2.5-flash-scripted" passes every one of those checks on both ends, and its
+# "-scripted" suffix keeps it from passing for a real model in logs and traces.
+DEFAULT_MODEL = "gemini-2.5-flash-scripted"
 
 
 @dataclass(frozen=True)
@@ -36,6 +43,51 @@ class FunctionCallStep:
 def call(tool_name: str, **args: Any) -> FunctionCallStep:
     """A script step that makes the model call a tool: `call("book", city="Paris")`."""
     return FunctionCallStep(tool_name, args)
+
+
+@dataclass(frozen=True)
+class RepeatStep:
+    """A group of script steps answered again and again (`repeat(...)`); `times=None` is every
+    later call."""
+
+    steps: tuple[Any, ...]
+    times: int | None = None
+
+    def __repr__(self) -> str:
+        shown = ", ".join(repr(step) for step in self.steps)
+        return f"repeat({shown}, times={self.times})"
+
+
+def repeat(step: Any, *more: Any, times: int | None = None) -> RepeatStep:
+    """A script step answered repeatedly: `repeat("ok")` answers every later call with "ok";
+    `repeat(call("lookup", q="x"), "Found it.", times=3)` plays that pair three times (six
+    model calls). A step may be a function of the LlmRequest, called afresh for each call.
+
+    `times=None` (the default) never runs out, so nothing can follow it in a script; such a
+    repeat counts as consumed (`assert_consumed()`) once it has answered at least once, and a
+    repeat that never answered is reported as unused. A repeat with a count is consumed when
+    all its rounds have been played."""
+    if isinstance(times, bool) or not (times is None or isinstance(times, int)):
+        raise BuildError(
+            f"times must be a whole number or None, not {describe_value(times)}",
+            field="times",
+            hint="repeat(step, times=3) answers three times; repeat(step) answers every later call.",
+        )
+    if times is not None and times < 1:
+        raise BuildError(
+            f"times={times} would never answer",
+            field="times",
+            hint="use times=1 or more, or leave the step out of the script.",
+        )
+    steps = (step, *more)
+    for inner in steps:
+        if isinstance(inner, RepeatStep):
+            raise BuildError(
+                "a repeat cannot hold another repeat",
+                field="repeat",
+                hint="put the steps of one round side by side: repeat(a, b, times=n).",
+            )
+    return RepeatStep(steps, times)
 
 
 def text(value: str) -> str:
@@ -84,12 +136,36 @@ def _response_for(step: Any) -> LlmResponse:
     )
 
 
+def _check_script(agent: str, steps: list[Any]) -> None:
+    """A repeat without a count answers every later call: a step after it could never run."""
+    for index, step in enumerate(steps[:-1]):
+        if isinstance(step, RepeatStep) and step.times is None:
+            raise BuildError(
+                f"script step #{index + 2} follows an endless repeat and could never answer",
+                agent=None if agent == SHARED else agent,
+                field="script",
+                hint="give the repeat a count (repeat(step, times=3)) or make it the last step.",
+            )
+
+
+@dataclass
+class _Cursor:
+    """Where one script stands: the step, and inside a repeat the round and the step of it."""
+
+    position: int = 0
+    rounds: int = 0  # rounds of the current repeat finished
+    within: int = 0  # steps of the current round played
+    calls: int = 0  # model calls this script has answered
+
+
 class _ScriptBook:
     """Scripts and recorded requests shared by every per-agent view of one ScriptedModel."""
 
     def __init__(self, scripts: Mapping[str, Iterable[Any]]) -> None:
         self.scripts: dict[str, list[Any]] = {name: list(steps) for name, steps in scripts.items()}
-        self.positions: dict[str, int] = {name: 0 for name in self.scripts}
+        for name, steps in self.scripts.items():
+            _check_script(name, steps)
+        self.cursors: dict[str, _Cursor] = {name: _Cursor() for name in self.scripts}
         self.requests: dict[str, list[LlmRequest]] = {}
         self.calls: list[tuple[str, LlmRequest]] = []
 
@@ -102,22 +178,62 @@ class _ScriptBook:
                 f"ScriptedModel: agent '{agent}' called the model, but there is no script for it "
                 f"(scripted agents: {', '.join(sorted(self.scripts)) or 'none'})."
             )
-        position = self.positions[key]
+        cursor = self.cursors[key]
         steps = self.scripts[key]
-        if position >= len(steps):
+        if cursor.position >= len(steps):
             raise ScriptError(
-                f"ScriptedModel: unexpected model call #{position + 1} by agent '{agent}': its script has "
-                f"{len(steps)} step(s). Last content in the request: {_last_text(request)!r}"
+                f"ScriptedModel: unexpected model call #{cursor.calls + 1} by agent '{agent}': its "
+                f"script has {_answers(steps)}. Last content in the request: "
+                f"{_last_text(request)!r}"
             )
-        self.positions[key] = position + 1
-        return steps[position]
+        cursor.calls += 1
+        step = steps[cursor.position]
+        if not isinstance(step, RepeatStep):
+            cursor.position += 1
+            return step
+        answer = step.steps[cursor.within]
+        cursor.within += 1
+        if cursor.within == len(step.steps):  # a round is over
+            cursor.within = 0
+            cursor.rounds += 1
+            if step.times is not None and cursor.rounds == step.times:
+                cursor.position, cursor.rounds = cursor.position + 1, 0
+        return answer
 
     def unconsumed(self) -> dict[str, list[Any]]:
-        return {
-            name: steps[self.positions[name] :]
-            for name, steps in self.scripts.items()
-            if self.positions[name] < len(steps)
-        }
+        """Per script, the steps never used: an endless repeat counts as used once it has
+        answered (a round it left half-played reports the rest of that round)."""
+        left: dict[str, list[Any]] = {}
+        for name, steps in self.scripts.items():
+            cursor = self.cursors[name]
+            rest = steps[cursor.position :]
+            current = rest[0] if rest else None
+            if isinstance(current, RepeatStep) and (cursor.rounds or cursor.within):
+                rest = [*_rest_of_repeat(current, cursor), *rest[1:]]
+            if rest:
+                left[name] = rest
+        return left
+
+
+def _rest_of_repeat(step: RepeatStep, cursor: _Cursor) -> list[Any]:
+    """What a started repeat still owes: the rest of the round being played, then the rounds
+    to come (none for an endless repeat: it is consumed once it has answered)."""
+    rest: list[Any] = list(step.steps[cursor.within :]) if cursor.within else []
+    if step.times is not None:
+        rounds = step.times - cursor.rounds - (1 if cursor.within else 0)
+        if rounds:
+            rest.append(RepeatStep(step.steps, rounds))
+    return rest
+
+
+def _answers(steps: list[Any]) -> str:
+    """How many model calls a script answers, for the 'unexpected call' message."""
+    total = sum(
+        len(step.steps) * (step.times or 0) if isinstance(step, RepeatStep) else 1 for step in steps
+    )
+    if total == len(steps):
+        return f"{total} step(s)"
+    return f"{len(steps)} step(s), {total} answer(s) in all"
 
 
 def _last_text(request: LlmRequest) -> str:
@@ -128,17 +244,37 @@ def _last_text(request: LlmRequest) -> str:
     return ""
 
 
+def _check_model_name(model: Any) -> None:
+    """The scripted model's name: text ADK can put in a request (its built-in tools read it)."""
+    if isinstance(model, str) and model.strip():
+        return
+    raise BuildError(
+        f"a scripted model's name must be non-empty text, not {describe_value(model)}",
+        field="model",
+        hint=f"leave it out for the default {DEFAULT_MODEL!r} (ADK's built-in Gemini tools "
+        "accept it), or pass a name such as model='my-local-model'.",
+    )
+
+
 class ScriptedModel(BaseLlm):
     """A scripted `BaseLlm`.
 
     `ScriptedModel(["hi"])` answers any agent from one script; `ScriptedModel({"a": [...], "b": [...]})`
     keeps a script per agent and `.for_agent(name)` gives the model to install on that agent
     (`mock_backend` does this for a whole tree). A step is text, a JSON-able value (sent as JSON
-    text), `call(tool, **args)`, an `LlmResponse`, an exception to raise, or a function of the
-    `LlmRequest` returning any of those.
+    text), `call(tool, **args)`, an `LlmResponse`, an exception to raise, a function of the
+    `LlmRequest` returning any of those, or `repeat(step, ..., times=n)`.
+
+    `model=` is the name ADK sees (in every LlmRequest, and where its built-in tools check it).
+    The default, "gemini-2.5-flash-scripted", is one ADK's Gemini-only tools (google_search,
+    url_context, built-in code execution) accept, so agents using them run offline; ADK then
+    treats the model as a Gemini 2.5 wherever it decides by name (e.g. with
+    GOOGLE_GENAI_USE_VERTEXAI set, an output_schema is paired with tools as on Vertex). Pass
+    another name to see what ADK does for that model (a non-Gemini name makes those tools
+    refuse, as they would for a real one).
     """
 
-    model: str = "scripted-model"
+    model: str = DEFAULT_MODEL
     agent_name: str = SHARED
     _book: _ScriptBook = PrivateAttr()
 
@@ -146,6 +282,8 @@ class ScriptedModel(BaseLlm):
         self, scripts: Mapping[str, Iterable[Any]] | Iterable[Any] | None = None, **data: Any
     ) -> None:
         book = data.pop("book", None)
+        if "model" in data:
+            _check_model_name(data["model"])
         super().__init__(**data)
         if book is None:
             if scripts is None:
@@ -174,7 +312,11 @@ class ScriptedModel(BaseLlm):
         return frozenset(self._book.scripts)
 
     def assert_consumed(self) -> None:
-        """Fail when any script has steps left (the run did less than the test expected)."""
+        """Fail when any script has steps left (the run did less than the test expected).
+
+        A `repeat(...)` with a count is used up when all its rounds were played; an endless one
+        (`times=None`) counts as used once it has answered at least once, and is reported when
+        it never answered (the agent it scripts never called the model)."""
         left = self._book.unconsumed()
         if left:
             detail = "; ".join(
@@ -185,7 +327,9 @@ class ScriptedModel(BaseLlm):
 
     @classmethod
     def supported_models(cls) -> list[str]:
-        return [r"scripted-.*"]
+        """Names this class answers to in ADK's model registry, if someone registers it: the
+        scripted names only (never a real Gemini name, which must reach the real model)."""
+        return [r"scripted-.*", r".*-scripted"]
 
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False

@@ -135,9 +135,16 @@ class VisibilityPlugin(BasePlugin):
         return None  # in place: later plugins and the agent's own callbacks still run
 
     async def on_event_callback(self, *, invocation_context: Any, event: Any) -> Any:
-        metadata = {**(event.custom_metadata or {}), **visibility_metadata(self.info(event.author))}
+        info = self.info(event.author)
+        metadata = {**(event.custom_metadata or {}), **visibility_metadata(info)}
         update: dict[str, Any] = {"custom_metadata": metadata}
-        if self.filters and should_hide(event, metadata[VISIBILITY], self.mode):
+        # inside an agent tool's sub-run (include_plugins) nothing reaches a client, and the
+        # tool's answer is read from these events: never filter there
+        if (
+            self.filters
+            and not info.in_tool
+            and should_hide(event, metadata[VISIBILITY], self.mode)
+        ):
             # Partial chunks are never stored: dropping their text loses nothing.
             if not event.partial and plugin_edits_are_stored():
                 metadata.update(await self._set_aside(invocation_context, event))

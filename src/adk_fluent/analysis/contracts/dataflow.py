@@ -12,26 +12,40 @@ node kind with that kind's semantics:
   values are gone. loop: the first iteration starts from the state before the loop; later ones
   from the end of the previous iteration (a fixed point). map_over: like a loop that may run zero
   times, with the item key set inside and cleared after.
-* an LLM agent's delegates: it either answers itself or transfers to one of them.
+* an LLM agent: its before_agent callbacks, its instruction, before_model callbacks, then
+  tools (what a tool writes is set only when the model calls it: `maybe`, and `soft`, since
+  only the model's choice leaves it unset), after_model callbacks, its reply, after_agent
+  callbacks. Agent tools: the tool's tree runs from the caller's state at call time, and its
+  writes come back as a tool's do. Delegates: it either answers itself or transfers to one of
+  them, who see what its callbacks and tools wrote (its reply only from an earlier turn).
+* a custom agent (NativeAgentNode): its `.reads()` / `.writes()` and what its code shows.
+* a composite's `.reads()` / `.writes()` and before_agent callbacks hold at its start, its
+  after_agent callbacks at its end.
 
-Function steps are opaque: they may write any key, so a read they might satisfy is reported as
-unverifiable rather than as an error. Nothing here imports google.adk.
+Tools, callbacks and custom agents are read from their source (source.py). Function steps, and
+code whose keys cannot be read, are opaque: they may write any key, so a read they might satisfy
+is reported as unverifiable rather than as an error. Nothing here imports google.adk.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from adk_fluent.analysis.contracts.effects import (
+    CodeUnit,
     Read,
     StepEffects,
     Write,
+    agent_code,
     agent_reads,
     agent_writes,
+    declared_reads,
+    declared_writes,
     is_set,
     model_fields,
+    node_code,
     step_effects,
 )
 from adk_fluent.ir import nodes as ir
@@ -39,6 +53,7 @@ from adk_fluent.ir.nodes import body_output_key, final_replier
 from adk_fluent.ir.state_keys import UNKNOWN, scope_of_key
 
 YES, MAYBE, NO = "yes", "maybe", "no"
+_COMPOSITES = (ir.SequentialAgentNode, ir.ParallelAgentNode, ir.LoopAgentNode)
 RANK = {NO: 0, MAYBE: 1, YES: 2}
 MAX_PASSES = 6  # loop fixed points settle in two or three passes; this bounds pathological ones
 
@@ -68,9 +83,21 @@ class Fact:
     deleters: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()  # why it may be unset
     turn_break: str | None = None  # the gate across which this temp: value is lost
+    # `maybe` only because a model may choose otherwise (not call a tool, transfer before it
+    # answered): sample code relies on it every day, so a read of it is advice, not a warning
+    soft: bool = False
 
 
 ABSENT = Fact(NO)
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """A step that may write keys the checker cannot name."""
+
+    step: str  # the node
+    label: str  # for messages: "function step 'f'", "tool 'save' of 'a' (why)"
+    function_step: bool = False  # a plain function step (S.set / S.compute can replace it)
 
 
 @dataclass(frozen=True)
@@ -149,7 +176,7 @@ class ReadRecord:
     read: Read
     fact: Fact
     order: int
-    opaque: tuple[str, ...] = ()
+    opaque: tuple[Opaque, ...] = ()  # steps that may have written the key unseen
     siblings: tuple[Sibling, ...] = ()
     first_iteration_of: str | None = None  # loop/map_over whose first iteration reads too early
     concurrent_items: bool = False  # map_over items on private copies
@@ -183,7 +210,7 @@ class Env:
     """The abstract state at one point of the run."""
 
     facts: dict[str, Fact]
-    opaque: tuple[str, ...] = ()  # function steps on some path so far: they may write any key
+    opaque: tuple[Opaque, ...] = ()  # opaque steps on some path so far: they may write any key
     unseen: dict[str, Unseen] = field(default_factory=dict)
     speakers: frozenset[str] = frozenset()  # LLM agents whose reply is the latest
 
@@ -231,6 +258,7 @@ def join(labeled: list[tuple[str, Env]], where: str) -> Env:
         statuses = {f.status for f in found}
         status = YES if statuses == {YES} else NO if statuses == {NO} else MAYBE
         notes = _union(*(f.notes for f in found))
+        soft = status == MAYBE and all(f.status == YES or f.soft for f in found)
         if status == MAYBE:
             set_on = [
                 label for (label, _), f in zip(labeled, found, strict=True) if f.status == YES
@@ -247,6 +275,7 @@ def join(labeled: list[tuple[str, Env]], where: str) -> Env:
             _union(*(f.deleters for f in found)),
             notes,
             next((f.turn_break for f in found if f.turn_break), None),
+            soft,
         )
     unseen: dict[str, Unseen] = {}
     for env in envs:
@@ -260,6 +289,24 @@ def join(labeled: list[tuple[str, Env]], where: str) -> Env:
         unseen,
         frozenset().union(*(env.speakers for env in envs)),
     )
+
+
+@dataclass(frozen=True)
+class EndlessLoop:
+    """A loop with no maximum and no step that can end it."""
+
+    node: str
+    path: str
+
+
+@dataclass(frozen=True)
+class Way:
+    """One way a subtree may write (or delete) a key."""
+
+    via: str
+    delete: bool = False
+    maybe: bool = False  # only when a model calls a tool (a tool, an agent tool's tree)
+    kind: str = "step"  # the Write's kind
 
 
 @dataclass
@@ -284,6 +331,8 @@ class DataflowResult:
     agents: dict[str, ir.LlmAgentNode]
     paths: dict[str, str]  # node name -> path of its first occurrence
     output_schema_fields: dict[str, list[str]]  # field -> agents whose output_schema has it
+    endless_loops: list[EndlessLoop] = field(default_factory=list)
+    opaque_writers: list[str] = field(default_factory=list)  # steps that may write any key
 
 
 class Flow(ir.NodeVisitor[Env]):
@@ -301,8 +350,16 @@ class Flow(ir.NodeVisitor[Env]):
         self.clobbers: dict[tuple[str, str], Clobber] = {}
         self.scopes: list[dict[str, list[Sibling]]] = []
         self.loops: list[_LoopFrame] = []
-        self._subtree: dict[int, dict[str, list[tuple[str, bool]]]] = {}
+        self.endless: dict[str, EndlessLoop] = {}
+        self.opaque_writers: dict[str, None] = {}  # labels of every opaque step, anywhere
+        self._bounded = 0  # inside a timeout or race: a loop there ends when it is cut off
+        self._subtree: dict[int, dict[str, list[Way]]] = {}
         self._effects: dict[int, Any] = {}  # per node: its reads / writes, computed once
+        self._code: dict[int, tuple[CodeUnit, ...]] = {}
+        self._declared: dict[int, tuple[list[Read], list[Write]]] = {}
+        self._escalates: dict[int, bool] = {}
+        self._delegates: dict[int, dict[str, list[tuple[ir.Node, Writer, bool]]]] = {}
+        self._handoffs: dict[int, tuple[Env, Env]] = {}  # per agent: (handoff, with all writes)
         self._at: tuple[Env, tuple[str, ...], str] = (Env({}), (), "")
 
     def run(self) -> DataflowResult:
@@ -322,6 +379,7 @@ class Flow(ir.NodeVisitor[Env]):
                 if is_set(node.output_schema):
                     for name in model_fields(node.output_schema):
                         schema_fields.setdefault(name, []).append(node.name)
+            stack.extend((tree, path) for tree in reversed(node.attached))
             stack.extend((child, path) for child in reversed(node.children))
         return DataflowResult(
             records=sorted(self.records.values(), key=lambda r: r.order),
@@ -334,6 +392,8 @@ class Flow(ir.NodeVisitor[Env]):
             agents=agents,
             paths=paths,
             output_schema_fields=schema_fields,
+            endless_loops=list(self.endless.values()),
+            opaque_writers=list(self.opaque_writers),
         )
 
     # -- traversal -----------------------------------------------------------------------------
@@ -351,13 +411,13 @@ class Flow(ir.NodeVisitor[Env]):
         return self._agent(node, *self._at)
 
     def visit_sequential_agent(self, node: ir.SequentialAgentNode) -> Env:
-        return self._sequence(node, *self._at)
+        return self._composite(node, self._sequence, *self._at)
 
     def visit_parallel_agent(self, node: ir.ParallelAgentNode) -> Env:
-        return self._parallel(node, *self._at)
+        return self._composite(node, self._parallel, *self._at)
 
     def visit_loop_agent(self, node: ir.LoopAgentNode) -> Env:
-        return self._loop(node, *self._at)
+        return self._composite(node, self._loop, *self._at)
 
     def visit_fallback(self, node: ir.FallbackNode) -> Env:
         return self._fallback(node, *self._at)
@@ -410,6 +470,40 @@ class Flow(ir.NodeVisitor[Env]):
         self.writers.setdefault(write.key, {}).setdefault((p, write.via), writer)
         env.facts[write.key] = Fact(YES, (writer,))
 
+    def _maybe_write(
+        self,
+        env: Env,
+        writer: Writer,
+        key: str,
+        note: str,
+        *,
+        delete: bool = False,
+        register: bool = True,
+    ) -> None:
+        """A write (or delete) that happens only if a model chooses so (it calls a tool)."""
+        if register and not delete:
+            self.writers.setdefault(key, {}).setdefault((writer.path, writer.via), writer)
+        old = env.facts.get(key, ABSENT)
+        if delete:
+            if old.status != NO:
+                env.facts[key] = Fact(
+                    MAYBE,
+                    old.writers,
+                    _union(old.deleters, (writer.via,)),
+                    _union(old.notes, (note,)),
+                    old.turn_break,
+                    old.status == YES or old.soft,
+                )
+            return
+        if old.status == YES:
+            env.facts[key] = replace(old, writers=_union(old.writers, (writer,)))
+        elif old.status == MAYBE:
+            env.facts[key] = replace(
+                old, writers=_union(old.writers, (writer,)), notes=_union(old.notes, (note,))
+            )
+        else:
+            env.facts[key] = Fact(MAYBE, (writer,), old.deleters, (note,), old.turn_break, True)
+
     def _read(
         self,
         node: ir.Node,
@@ -420,6 +514,7 @@ class Flow(ir.NodeVisitor[Env]):
         *,
         view: View | None = None,
         handles_missing: bool = False,
+        opaque: tuple[Opaque, ...] = (),
     ) -> None:
         if read.channel not in ("S.drop", "S.pick"):  # deleting a key is not using it
             self.read_keys.add(read.key)
@@ -429,7 +524,8 @@ class Flow(ir.NodeVisitor[Env]):
         ident = (p, read.key, read.channel)
         old = self.records.get(ident)
         if old is not None and RANK[fact.status] >= RANK[old.fact.status]:
-            return
+            if not (fact.status == old.fact.status == MAYBE and old.fact.soft and not fact.soft):
+                return
         self.records[ident] = ReadRecord(
             node=node.name,
             path=p,
@@ -437,7 +533,7 @@ class Flow(ir.NodeVisitor[Env]):
             read=read,
             fact=fact,
             order=old.order if old is not None else len(self.records),
-            opaque=env.opaque,
+            opaque=_union(env.opaque, opaque),
             siblings=siblings,
             first_iteration_of=frame.label if frame is not None else None,
             concurrent_items=frame.concurrent_items if frame is not None else False,
@@ -461,10 +557,82 @@ class Flow(ir.NodeVisitor[Env]):
             cached = self._effects[id(node)] = step_effects(node)
         return cached  # type: ignore[no-any-return]
 
+    def _code_of(self, node: ir.Node) -> tuple[CodeUnit, ...]:
+        """The tools, callbacks and own code of a node, read from their source (once)."""
+        cached = self._code.get(id(node))
+        if cached is None:
+            if isinstance(node, ir.LlmAgentNode):
+                cached = agent_code(node, is_root=node is self.root)
+            elif isinstance(node, (ir.NativeAgentNode, *_COMPOSITES)):
+                cached = node_code(node)
+            else:
+                cached = ()
+            self._code[id(node)] = cached
+        return cached
+
+    def _declarations(self, node: ir.Node) -> tuple[list[Read], list[Write]]:
+        """A composite's or custom agent's `.reads()` / `.writes()` (once)."""
+        cached = self._declared.get(id(node))
+        if cached is None:
+            cached = self._declared[id(node)] = (declared_reads(node), declared_writes(node))
+        return cached
+
+    def _run_code(
+        self,
+        node: ir.Node,
+        p: str,
+        units: tuple[CodeUnit, ...],
+        stage: str,
+        env: Env,
+        *,
+        declared: bool,
+        kind: str = "agent",
+    ) -> Env:
+        """Run the code of one stage (in order, each seeing the writes before it): its reads
+        are checked, its writes hold from then on. With `declared` (the node's `.reads()` /
+        `.writes()`), code the checker cannot read is taken to do no more than declared."""
+        copied = False
+        for unit in units:
+            if unit.stage != stage:
+                continue
+            effects = unit.effects
+            itself: tuple[Opaque, ...] = ()
+            if effects.opaque_write and not declared:  # it may have written what it reads
+                itself = (Opaque(node.name, unit.opaque_label(node.name)),)
+            for read in unit.reads():
+                self._read(node, kind, p, read, env, opaque=itself)
+            if not copied:
+                env, copied = env.copy(), True
+            for write in unit.writes(node.name):
+                self._write(env, node, p, write)
+            self._opaque_code(env, node, p, unit, declared)
+        return env
+
+    def _opaque_code(self, env: Env, node: ir.Node, p: str, unit: CodeUnit, declared: bool) -> None:
+        """Record what an opaque function may do (env is the caller's own copy)."""
+        if declared:
+            return
+        if unit.effects.opaque_read:
+            self.opaque_readers.setdefault(f"{p}#{unit.label}", node.name)
+        if unit.effects.opaque_write:
+            entry = Opaque(node.name, unit.opaque_label(node.name))
+            self.opaque_writers.setdefault(entry.label)
+            if entry not in env.opaque:
+                env.opaque = (*env.opaque, entry)
+
     def _agent(self, node: ir.LlmAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
         view, reads, writes = self._agent_effects(node)
+        units = self._code_of(node)
+        declared = any(r.channel == "declared" for r in reads) or any(
+            w.kind == "declared" for w in writes
+        )
+        # before_agent callbacks run before ADK renders the instruction: their writes count
+        env = self._run_code(node, p, units, "before_agent", env, declared=declared)
         for read in reads:
             self._read(node, "agent", p, read, env, view=view)
+        env = self._run_code(node, p, units, "instruction", env, declared=declared)
+        # before_model callbacks run after ADK rendered the instruction (on the first call)
+        env = self._run_code(node, p, units, "before_model", env, declared=declared)
         env = env.copy()
         for name, item in list(env.unseen.items()):
             if name == node.name:
@@ -474,23 +642,149 @@ class Flow(ir.NodeVisitor[Env]):
             else:
                 hidden = _union(item.hidden_by, ((node.name, view.label),))
                 env.unseen[name] = replace(item, hidden_by=hidden)
-        answered = env.copy()
+        called = self._tool_calls(node, units, env, path, p, declared)
+        called = self._run_code(node, p, units, "after_model", called, declared=declared)
+        answered = called.copy()
         for write in writes:
             self._write(answered, node, p, write)
         if not writes:  # its reply is all it passes on, and only through the conversation
             answered.unseen[node.name] = Unseen(p)
         answered.speakers = frozenset({node.name})
+        answered = self._run_code(node, p, units, "after_agent", answered, declared=declared)
         if not node.children:
             return answered
+        handoff = called.copy()  # what a delegate sees: the callbacks' and tools' writes
+        for write in writes:
+            if write.kind == "declared":
+                self._write(handoff, node, p, write)
+            elif not write.delete:
+                writer = Writer(node.name, p, write.via, write.kind, write.type, write.value)
+                note = (
+                    f"{write.via} stores a reply only when '{node.name}' answers itself, so "
+                    "when it transfers, only a reply from an earlier turn is there"
+                )
+                self._maybe_write(handoff, writer, write.key, note, register=False)
         ends = [(f"when '{node.name}' answers itself", answered)]
         for delegate in node.children:
-            ends.append(
-                (
-                    f"when '{node.name}' transfers to '{delegate.name}'",
-                    self.visit_at(delegate, env, path),
-                )
-            )
+            out = self.visit_at(delegate, self._earlier_turns(node, delegate, handoff, p), path)
+            out = self._run_code(node, p, units, "after_agent", out, declared=declared)
+            ends.append((f"when '{node.name}' transfers to '{delegate.name}'", out))
         return join(ends, f"agent '{node.name}'")
+
+    def _earlier_turns(self, node: ir.LlmAgentNode, delegate: ir.Node, handoff: Env, p: str) -> Env:
+        """What a delegate may find from earlier turns: its fellow delegates' writes (the
+        conversation went to them before, or one transferred to it), as `maybe`. The state
+        with every delegate's writes is made once; each delegate's own keys are then redone
+        without its own writes (linear in the number of delegates)."""
+        by_key = self._delegate_writes(node, p)
+        if not by_key:
+            return handoff
+        note = (
+            f"another delegate of '{node.name}' writes it when the conversation went to it "
+            "first (an earlier turn, or a transfer)"
+        )
+        cached = self._handoffs.get(id(node))
+        if cached is None or cached[0] is not handoff:
+            everyone = handoff.copy()
+            for key, entries in by_key.items():
+                self._credit(everyone, key, entries, note)
+            cached = self._handoffs[id(node)] = (handoff, everyone)
+        start = cached[1].copy()
+        for key in self._subtree_writes(delegate):
+            entries = by_key.get(key, [])
+            others = [entry for entry in entries if entry[0] is not delegate]
+            if len(others) == len(entries):
+                continue
+            start.facts.pop(key, None)
+            if key in handoff.facts:
+                start.facts[key] = handoff.facts[key]
+            if others:
+                self._credit(start, key, others, note)
+        return start
+
+    @staticmethod
+    def _credit(
+        env: Env, key: str, entries: Sequence[tuple[ir.Node, Writer, bool]], note: str
+    ) -> None:
+        """Apply other delegates' writes of one key to `env`, as `maybe` (soft)."""
+        writers = tuple(w for _, w, delete in entries if not delete)
+        old = env.facts.get(key, ABSENT)
+        if writers:  # a write by one wins over a delete by another: the key may be set
+            if old.status == YES:
+                env.facts[key] = replace(old, writers=_union(old.writers, writers))
+            elif old.status == MAYBE:
+                env.facts[key] = replace(
+                    old, writers=_union(old.writers, writers), notes=_union(old.notes, (note,))
+                )
+            else:
+                env.facts[key] = Fact(MAYBE, writers, old.deleters, (note,), old.turn_break, True)
+        elif old.status != NO:
+            env.facts[key] = replace(old, status=MAYBE, notes=_union(old.notes, (note,)))
+
+    def _delegate_writes(
+        self, node: ir.LlmAgentNode, p: str
+    ) -> dict[str, list[tuple[ir.Node, Writer, bool]]]:
+        """Every key an agent's delegates may write: {key: [(delegate, writer, is_delete)]}."""
+        cached = self._delegates.get(id(node))
+        if cached is not None:
+            return cached
+        by_key: dict[str, list[tuple[ir.Node, Writer, bool]]] = {}
+        if len(node.children) > 1:
+            for delegate in node.children:
+                where = f"{p}/{delegate.name}"
+                for key, ways in self._subtree_writes(delegate).items():
+                    for way in ways:
+                        writer = Writer(delegate.name, where, way.via, way.kind)
+                        by_key.setdefault(key, []).append((delegate, writer, way.delete))
+        self._delegates[id(node)] = by_key
+        return by_key
+
+    def _tool_calls(
+        self,
+        node: ir.LlmAgentNode,
+        units: tuple[CodeUnit, ...],
+        env: Env,
+        path: tuple[str, ...],
+        p: str,
+        declared: bool,
+    ) -> Env:
+        """The state while (and after) the model calls tools: every tool's and agent tool's
+        writes may have happened (`maybe`); each tool's reads and each agent tool's tree are
+        checked against it."""
+        tools = [unit for unit in units if unit.maybe]
+        trees = node.attached
+        if not tools and not trees:
+            return env
+        called = env.copy()
+        for unit in tools:
+            note = f"{unit.label} of '{node.name}' writes it only when the model calls " + (
+                "that tool" if unit.label.startswith("tool ") else "a tool"
+            )
+            for write in unit.writes(node.name):
+                writer = Writer(node.name, p, write.via, "code")
+                self._maybe_write(called, writer, write.key, note, delete=write.delete)
+            self._opaque_code(called, node, p, unit, declared)
+        for tree in trees:
+            note = (
+                f"agent tool '{tree.name}' of '{node.name}' writes it only when the model calls it"
+            )
+            for key, ways in self._subtree_writes(tree).items():
+                for way in ways:  # credited to the caller: its .writes() would declare them
+                    writer = Writer(node.name, p, way.via, "code")
+                    self._maybe_write(called, writer, key, note, delete=way.delete, register=False)
+        for unit in tools:
+            itself: tuple[Opaque, ...] = ()
+            if unit.effects.opaque_write and not declared:
+                itself = (Opaque(node.name, unit.opaque_label(node.name)),)
+            for read in unit.reads():
+                self._read(node, "agent", p, read, called, opaque=itself)
+        for tree in trees:  # a sub-run on a copy of the caller's state, with its own history
+            start = Env(dict(called.facts), called.opaque)
+            out = self.visit_at(tree, start, path)
+            for entry in out.opaque:
+                if entry not in called.opaque:
+                    called.opaque = (*called.opaque, entry)
+        return called
 
     def _step(self, node: ir.TransformNode, env: Env, path: tuple[str, ...], p: str) -> Env:
         effects = self._step_effects(node)
@@ -499,8 +793,11 @@ class Flow(ir.NodeVisitor[Env]):
         if effects.opaque_read:
             self.opaque_readers.setdefault(p, node.name)
         env = env.copy()
-        if effects.opaque_write and node.name not in env.opaque:
-            env.opaque = (*env.opaque, node.name)
+        if effects.opaque_write:
+            entry = Opaque(node.name, f"function step '{node.name}'", function_step=True)
+            self.opaque_writers.setdefault(entry.label)
+            if entry not in env.opaque:
+                env.opaque = (*env.opaque, entry)
         if effects.keep_only is not None:
             via = f"S.pick({_quoted(effects.keep_only)})"
             for key, fact in list(env.facts.items()):
@@ -528,18 +825,46 @@ class Flow(ir.NodeVisitor[Env]):
         return env
 
     def _native(self, node: ir.NativeAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
-        """A custom agent: what it declares; with no declaration it may read or write anything."""
-        declared = bool(node.reads_keys or node.writes_keys)
-        for key in sorted(node.reads_keys):
-            self._read(node, "node", p, Read(key, "declared", True), env)
-        env = env.copy()
-        if not declared:
-            self.opaque_readers.setdefault(p, node.name)
-            if node.name not in env.opaque:
-                env.opaque = (*env.opaque, node.name)
-        for key in sorted(node.writes_keys):
-            self._write(env, node, p, Write(key, f"{node.name} (declared writes)", kind="declared"))
-        return env
+        """A custom agent: what it declares (`.reads()` / `.writes()`) and what its code and
+        callbacks show; code the checker cannot read may read or write anything, unless the
+        agent declares what it does."""
+        reads, writes = self._declarations(node)
+        declared = bool(reads or writes)
+        for read in reads:
+            self._read(node, "node", p, read, env)
+        units = self._code_of(node)
+        env = self._run_code(node, p, units, "before_agent", env, declared=declared)
+        env = self._run_code(node, p, units, "code", env, declared=declared)
+        if writes:
+            env = env.copy()
+            for write in writes:
+                self._write(env, node, p, write)
+        return self._run_code(node, p, units, "after_agent", env, declared=declared)
+
+    def _composite(
+        self,
+        node: ir.Node,
+        body: Callable[[Any, Env, tuple[str, ...], str], Env],
+        env: Env,
+        path: tuple[str, ...],
+        p: str,
+    ) -> Env:
+        """A Pipeline / FanOut / Loop: its declared reads are checked and its declared writes
+        and before_agent callbacks' writes hold when it starts; after_agent callbacks at its end."""
+        reads, writes = self._declarations(node)
+        units = self._code_of(node)
+        if not (reads or writes or units):
+            return body(node, env, path, p)
+        declared = bool(reads or writes)
+        for read in reads:
+            self._read(node, "node", p, read, env)
+        env = self._run_code(node, p, units, "before_agent", env, declared=declared, kind="node")
+        if writes:
+            env = env.copy()
+            for write in writes:
+                self._write(env, node, p, write)
+        out = body(node, env, path, p)
+        return self._run_code(node, p, units, "after_agent", out, declared=declared, kind="node")
 
     def _opaque_reader(self, node: ir.Node, env: Env, path: tuple[str, ...], p: str) -> Env:
         self.opaque_readers.setdefault(p, node.name)
@@ -564,31 +889,64 @@ class Flow(ir.NodeVisitor[Env]):
                 )
         return env
 
-    def _subtree_writes(self, node: ir.Node) -> dict[str, list[tuple[str, bool]]]:
-        """Every key a subtree may write or delete: {key: [(how, is_delete), ...]}."""
+    def _subtree_writes(self, node: ir.Node) -> dict[str, list[Way]]:
+        """Every key a subtree may write or delete, and how; writes of tools and of agent
+        tools' trees are `maybe`."""
         cached = self._subtree.get(id(node))
         if cached is not None:
             return cached
-        found: dict[str, list[tuple[str, bool]]] = {}
+        found: dict[str, list[Way]] = {}
 
-        def add(key: str, via: str, delete: bool = False) -> None:
-            found.setdefault(key, []).append((via, delete))
+        def add(
+            key: str, via: str, delete: bool = False, maybe: bool = False, kind: str = "step"
+        ) -> None:
+            found.setdefault(key, []).append(Way(via, delete, maybe, kind))
 
-        for item in node.walk():
+        stack: list[tuple[ir.Node, bool]] = [(node, False)]
+        while stack:
+            item, maybe = stack.pop()
             if isinstance(item, ir.LlmAgentNode):
                 for write in self._agent_effects(item)[2]:
-                    add(write.key, write.via)
+                    add(write.key, write.via, write.delete, maybe, write.kind)
+            elif isinstance(item, (ir.NativeAgentNode, *_COMPOSITES)):
+                for write in self._declarations(item)[1]:
+                    add(write.key, write.via, write.delete, maybe, write.kind)
             elif isinstance(item, ir.TransformNode):
                 effects = self._step_effects(item)
                 for write in effects.writes:
-                    add(write.key, write.via, write.delete)
+                    add(write.key, write.via, write.delete, maybe)
                 for old, new in effects.renames:
-                    add(new, f'S.rename({old}="{new}")')
-                    add(old, f'S.rename({old}="{new}")', True)
+                    add(new, f'S.rename({old}="{new}")', False, maybe)
+                    add(old, f'S.rename({old}="{new}")', True, maybe)
             elif isinstance(item, ir.MapOverNode):
-                add(item.output_key, f'map_over("{item.list_key}") output')
-                add(item.item_key, f'map_over("{item.list_key}") item')
+                add(item.output_key, f'map_over("{item.list_key}") output', False, maybe)
+                add(item.item_key, f'map_over("{item.list_key}") item', False, maybe)
+            for unit in self._code_of(item):
+                for write in unit.writes(item.name):
+                    add(write.key, write.via, write.delete, maybe or unit.maybe, "code")
+            stack.extend((tree, True) for tree in reversed(item.attached))
+            stack.extend((child, maybe) for child in reversed(item.children))
         self._subtree[id(node)] = found
+        return found
+
+    def _may_escalate(self, node: ir.Node) -> bool:
+        """Whether a subtree may end the loop around it: an until / exit_when step, a custom
+        agent, an agent tool, a gate (it stops the run), or a tool or callback that escalates
+        or cannot be read."""
+        cached = self._escalates.get(id(node))
+        if cached is not None:
+            return cached
+        found = False
+        for item in node.walk():
+            if isinstance(item, ir.UntilNode | ir.NativeAgentNode) or item.attached:
+                found = True
+            elif item.PAUSES_RUN:  # a gate: the run stops there until a person answers
+                found = True
+            elif any(u.effects.escalates or u.effects.opaque_write for u in self._code_of(item)):
+                found = True
+            if found:
+                break
+        self._escalates[id(node)] = found
         return found
 
     def _concurrent(self, node: ir.Node, kind: str, env: Env, path: tuple[str, ...]) -> list[Env]:
@@ -603,7 +961,7 @@ class Flow(ir.NodeVisitor[Env]):
                     continue
                 for key, ways in keys.items():
                     siblings.setdefault(key, []).extend(
-                        Sibling(kind, node.name, sibling.name, via) for via, _ in ways
+                        Sibling(kind, node.name, sibling.name, way.via) for way in ways
                     )
             self.scopes.append(siblings)
             try:
@@ -619,18 +977,18 @@ class Flow(ir.NodeVisitor[Env]):
         node: ir.Node,
         p: str,
         children: tuple[ir.Node, ...],
-        writes: list[dict[str, list[tuple[str, bool]]]],
+        writes: list[dict[str, list[Way]]],
     ) -> None:
         keys = dict.fromkeys(k for branch in writes for k in branch)
         for key in keys:
-            branches = [
+            branches = [  # a tool's write happens only if the model calls it: no conflict
                 (child.name, ways)
                 for child, branch in zip(children, writes, strict=True)
-                if (ways := branch.get(key))
+                if (ways := [way for way in branch.get(key, ()) if not way.maybe])
             ]
-            if len(branches) < 2 or all(d for _, ways in branches for _, d in ways):
+            if len(branches) < 2 or all(way.delete for _, ways in branches for way in ways):
                 continue
-            listed = tuple((name, via) for name, ways in branches for via, _ in ways)
+            listed = tuple((name, way.via) for name, ways in branches for way in ways)
             self.conflicts.setdefault((p, key), Conflict(node.name, p, key, listed))
 
     def _parallel(self, node: ir.ParallelAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
@@ -676,7 +1034,11 @@ class Flow(ir.NodeVisitor[Env]):
     def _race(self, node: ir.RaceNode, env: Env, path: tuple[str, ...], p: str) -> Env:
         if not node.children:
             return env
-        outs = self._concurrent(node, "race", env, path)
+        self._bounded += 1  # the first to finish ends the others (a loop among them too)
+        try:
+            outs = self._concurrent(node, "race", env, path)
+        finally:
+            self._bounded -= 1
         ends = [
             (f"when '{child.name}' wins", out)
             for child, out in zip(node.children, outs, strict=True)
@@ -700,7 +1062,11 @@ class Flow(ir.NodeVisitor[Env]):
         return join(ends, where) if ends else env
 
     def _timeout(self, node: ir.TimeoutNode, env: Env, path: tuple[str, ...], p: str) -> Env:
-        out = self._seq(node.children, env, path)
+        self._bounded += 1  # the time limit ends the body (a loop in it too)
+        try:
+            out = self._seq(node.children, env, path)
+        finally:
+            self._bounded -= 1
         return join(
             [("when the body finishes in time", out), ("when it times out", env)],
             f"timeout '{node.name}'",
@@ -737,23 +1103,42 @@ class Flow(ir.NodeVisitor[Env]):
         return ends, out
 
     def _loop(self, node: ir.LoopAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+        """The loop ends after its last iteration (with a maximum) or after a step that
+        escalates (an until / exit_when, a custom agent, an escalating tool), in any
+        iteration: the state after it joins every such exit; steps after an exit point may not
+        have run in the final iteration."""
         children = node.children
+        where = f"loop '{node.name}'"
+        exits = [self._may_escalate(child) for child in children]
+        limit = node.max_iterations if isinstance(node.max_iterations, int) else None
+        if limit is None and not any(exits) and not self._bounded and children:
+            self.endless.setdefault(p, EndlessLoop(node.name, p))
         body_keys = frozenset(k for child in children for k in self._subtree_writes(child))
-        frame = _LoopFrame(f"loop '{node.name}'", body_keys)
+        frame = _LoopFrame(where, body_keys)
+        stops: list[tuple[str, Env]] = []
+
+        def iteration(state: Env, which: str) -> Env:
+            stops[:] = [s for s in stops if not s[0].endswith(which)]
+            for child, exits_here in zip(children, exits, strict=True):
+                state = self.visit_at(child, state, path)
+                if exits_here:
+                    stops.append((f"when it stops after '{child.name}' in {which}", state))
+            return state
+
         self.loops.append(frame)
         try:
-            first = self._seq(children, env, path)
-            limit = node.max_iterations if isinstance(node.max_iterations, int) else None
+            first = iteration(env, "the first iteration")
             if limit == 1:
-                return first
+                return join([*stops, ("after its one iteration", first)], where)
             frame.first = False
             ends, later = self._iterate(
-                lambda state: self._seq(children, state, path), first, f"loop '{node.name}'"
+                lambda state: iteration(state, "a later iteration"), first, where
             )
         finally:
             self.loops.pop()
-        may_stop_early = limit is None or any(isinstance(c, ir.UntilNode) for c in children)
-        return ends if may_stop_early else later
+        if not any(exits[:-1]):  # no exit before the body's end: the join of iteration ends
+            return ends if limit is None or exits[-1:] == [True] else later
+        return join([*stops, *([("after its last iteration", later)] if limit else [])], where)
 
     def _map_over(self, node: ir.MapOverNode, env: Env, path: tuple[str, ...], p: str) -> Env:
         where = f"map_over '{node.name}'"

@@ -7,20 +7,34 @@ how they happen (for messages) and, when declared, a type. Nothing here imports 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from adk_fluent.analysis.contracts.source import (
+    CodeEffects,
+    agent_code_effects,
+    function_effects,
+    function_label,
+    tool_effects,
+    tool_label,
+)
 from adk_fluent.ir.effects import REF_CHANNELS, Read, StepEffects, Write
 from adk_fluent.ir.instruction_keys import template_keys
-from adk_fluent.ir.nodes import UNSET, LlmAgentNode, TransformNode
+from adk_fluent.ir.nodes import UNSET, LlmAgentNode, NativeAgentNode, Node, TransformNode
 from adk_fluent.ir.state_keys import UNKNOWN, unwrap_declared
 
 __all__ = [
     "REF_CHANNELS",
+    "CodeUnit",
     "Read",
     "StepEffects",
     "Write",
+    "agent_code",
     "agent_reads",
     "agent_writes",
+    "declared_reads",
+    "declared_writes",
+    "node_code",
     "step_effects",
 ]
 
@@ -91,11 +105,33 @@ def agent_reads(node: LlmAgentNode, *, is_root: bool) -> list[Read]:
                 f"{model_name(model)}.{name}",
             )
         )
+    for read in declared_reads(node, accounted={r.key for r in reads}, models=False):
+        add(read)
+    return reads
+
+
+def declared_reads(
+    node: Node, *, accounted: set[str] | None = None, models: bool = True
+) -> list[Read]:
+    """Keys a node declares it reads (`.reads()`, and `.consumes()` models when `models`)."""
+    reads: list[Read] = []
+    model, refs = unwrap_declared(getattr(node, "consumes_type", None))
+    if models:
+        for name, info in model_fields(model).items():
+            reads.append(
+                Read(
+                    name,
+                    "consumes",
+                    _field_required(info),
+                    _field_type(info),
+                    f"{model_name(model)}.{name}",
+                )
+            )
     for ref in refs:
-        add(Read(ref.key, "declared", not ref.has_default, ref.type, repr(ref)))
-    accounted = {r.key for r in reads}
-    for key in sorted(node.reads_keys - accounted):  # keys added to the IR by other means
-        add(Read(key, "declared", True))
+        reads.append(Read(ref.key, "declared", not ref.has_default, ref.type, repr(ref)))
+    seen = {r.key for r in reads} | (accounted or set())
+    for key in sorted(node.reads_keys - seen):  # keys added to the IR by other means
+        reads.append(Read(key, "declared", True))
     return reads
 
 
@@ -113,7 +149,16 @@ def agent_writes(node: LlmAgentNode) -> list[Write]:
                 kind="outputs",
             )
         )
-    model, refs = unwrap_declared(node.produces_type)
+    # ADK stores an output_schema object whole, in state[output_key]; its fields are not keys
+    accounted = {w.key for w in writes} | set(model_fields(output_schema))
+    writes.extend(declared_writes(node, accounted=accounted))
+    return writes
+
+
+def declared_writes(node: Node, *, accounted: set[str] | None = None) -> list[Write]:
+    """Keys a node declares it writes (`.writes()`, `.produces()` models)."""
+    writes: list[Write] = []
+    model, refs = unwrap_declared(getattr(node, "produces_type", None))
     for name, info in model_fields(model).items():
         writes.append(
             Write(
@@ -125,11 +170,110 @@ def agent_writes(node: LlmAgentNode) -> list[Write]:
         )
     for ref in refs:
         writes.append(Write(ref.key, f"{node.name}.writes({ref!r})", ref.type, kind="declared"))
-    # ADK stores an output_schema object whole, in state[output_key]; its fields are not keys
-    accounted = {w.key for w in writes} | set(model_fields(output_schema))
-    for key in sorted(node.writes_keys - accounted):
+    seen = {w.key for w in writes} | (accounted or set())
+    for key in sorted(node.writes_keys - seen):
         writes.append(Write(key, f"{node.name} (declared writes)", kind="declared"))
     return writes
+
+
+# -- code the checker reads: tools, callbacks, instruction providers, custom agents ----------
+# When each callback runs, as a stage of its agent: `tool` stages run only when the model calls
+# a tool (or, for on_model_error, when the model fails), so what they do is not certain.
+_CALLBACK_STAGES = {
+    "before_agent_callback": "before_agent",
+    "before_model_callback": "before_model",
+    "after_model_callback": "after_model",
+    "on_model_error_callback": "tool",
+    "before_tool_callback": "tool",
+    "after_tool_callback": "tool",
+    "on_tool_error_callback": "tool",
+    "after_agent_callback": "after_agent",
+}
+
+
+@dataclass(frozen=True)
+class CodeUnit:
+    """One function of a node, read from its source: a tool, a callback, an instruction
+    provider or a custom agent's own code; `stage` says when it runs (before_agent,
+    instruction, before_model, tool, after_model, after_agent, or code for a custom agent)."""
+
+    stage: str
+    label: str  # "tool 'lookup'", "before_agent_callback 'load_profile'"
+    effects: CodeEffects
+
+    @property
+    def maybe(self) -> bool:
+        """Whether it runs only when the model calls a tool (what it does is not certain)."""
+        return self.stage == "tool"
+
+    def reads(self) -> list[Read]:
+        """Its reads, on the channel of its label."""
+        kind = "tool" if self.maybe else "agent"
+        return [
+            Read(key, self.label, required, source=self.effects.name, code=kind)
+            for key, required in self.effects.reads
+        ]
+
+    def writes(self, node: str) -> list[Write]:
+        """Its writes and deletes, as done by `node`."""
+        via = f"{self.label} of '{node}'"
+        return [Write(key, via, kind="code") for key in self.effects.writes] + [
+            Write(key, via, kind="code", delete=True) for key in self.effects.deletes
+        ]
+
+    def opaque_label(self, node: str) -> str:
+        """What the messages say of it when it is opaque."""
+        why = f": {self.effects.why}" if self.effects.why else ""
+        return f"{self.label} of '{node}'{why}"
+
+
+def _callables(value: Any) -> tuple[Any, ...]:
+    if not is_set(value):
+        return ()
+    items = value if isinstance(value, tuple | list) else (value,)
+    return tuple(item for item in items if callable(item))
+
+
+def _callback_units(node: Any, values: dict[str, Any]) -> list[CodeUnit]:
+    units = []
+    for field, stage in _CALLBACK_STAGES.items():
+        for fn in _callables(values.get(field)):
+            units.append(CodeUnit(stage, f"{field} '{function_label(fn)}'", function_effects(fn)))
+    return units
+
+
+def agent_code(node: LlmAgentNode, *, is_root: bool) -> tuple[CodeUnit, ...]:
+    """The code of an LLM agent: its callbacks, tools and instruction providers (agent tools
+    are not code: the checker follows their trees)."""
+    values = node.set_fields()
+    units = _callback_units(node, values)
+    providers = [node.instruction] + ([node.global_instruction] if is_root else [])
+    for provider in providers:
+        if callable(provider) and not isinstance(provider, str):
+            label = f"instruction provider '{function_label(provider)}'"
+            units.append(CodeUnit("instruction", label, function_effects(provider)))
+    for tool in node.tools if isinstance(node.tools, tuple | list) else ():
+        if isinstance(getattr(tool, "agent", None), Node):
+            continue  # an agent tool (AgentToolSpec): its tree is analysed as a tree
+        units.append(CodeUnit("tool", f"tool '{tool_label(tool)}'", tool_effects(tool)))
+    return tuple(units)
+
+
+def node_code(node: Node) -> tuple[CodeUnit, ...]:
+    """The code of a composite (its agent callbacks) or of a custom agent (its callbacks and
+    its own `_run_async_impl`)."""
+    if isinstance(node, NativeAgentNode):
+        agent = node.agent
+        values = {
+            field: getattr(agent, field, None)
+            for field in ("before_agent_callback", "after_agent_callback")
+        }
+        effects = agent_code_effects(agent)
+        return (
+            *_callback_units(node, values),
+            CodeUnit("code", f"code '{effects.name}'", effects),
+        )
+    return tuple(_callback_units(node, node.set_fields()))
 
 
 def step_effects(node: TransformNode) -> StepEffects:

@@ -5,15 +5,21 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from google.adk.agents import BaseAgent
+from google.adk.events import Event
 from pydantic import BaseModel
 
 from adk_fluent import (
     Agent,
     C,
+    Loop,
+    Native,
+    Pipeline,
     Route,
     S,
     StateSchema,
     UserScoped,
+    exit_when,
     gate,
     loop_until,
     map_over,
@@ -291,7 +297,9 @@ def temp_key_from_state_step_on_adk1():
     return S.set(**{"temp:mode": "terse"}) >> Agent("writer").instruct("Write in {temp:mode} mode.")
 
 
-@broken("read-before-write", where="delegate")
+# the coordinator's reply is stored only when it answers itself: a delegate finds it only from
+# an earlier turn (advice, not an error: sample code relies on it)
+@broken("model-dependent-read", where="delegate")
 def delegate_reads_coordinator_output():
     return (
         Agent("coordinator")
@@ -531,3 +539,101 @@ def tool_agent_reply_in_instruction():
     return Agent("researcher").instruct("Research.").tool(lookup).outputs("notes") >> Agent(
         "writer"
     ).instruct("Write from: {notes}").context(C.user_only())
+
+
+# -- code the checker reads: tools, callbacks, custom agents, agent tools ----------------------
+def refund(amount: float, tool_context) -> str:
+    """Refund an amount to the customer's account."""
+    account = tool_context.state["acount_id"]  # misspelt: nothing writes it
+    return f"refunded {amount} to {account}"
+
+
+def require_locale(callback_context) -> None:
+    """Check the locale before the agent runs."""
+    locale = callback_context.state["locale"]
+    callback_context.state["greeting"] = "Hello" if locale == "en" else "Hallo"
+
+
+def pick_persona(callback_context, llm_request) -> None:
+    """Choose a persona before each model call (too late for the first instruction)."""
+    callback_context.state["persona"] = "a patient tutor"
+
+
+def mark_left(callback_context) -> None:
+    """Record that the left branch ran."""
+    callback_context.state["last_branch"] = "left"
+
+
+def mark_right(callback_context) -> None:
+    """Record that the right branch ran."""
+    callback_context.state["last_branch"] = "right"
+
+
+class QuotaGuard(BaseAgent):
+    """Reads the quota the app was supposed to set."""
+
+    async def _run_async_impl(self, ctx):
+        quota = ctx.session.state["quota"]
+        yield Event(author=self.name, custom_metadata={"quota": quota})
+
+
+@broken("tool-read-unset", where="tool reads a key nothing writes")
+def tool_reads_never_written_key():
+    return S.set(account_id="A-1") >> Agent("refunder").instruct("Refund.").tool(refund)
+
+
+@broken("read-before-write", where="before_agent callback reads a key nothing writes")
+def callback_reads_unset_key():
+    return Agent("greeter").before_agent(require_locale).instruct("{greeting}, customer.")
+
+
+@broken("read-before-write", where="before_model callback writes too late for its instruction")
+def before_model_write_read_by_own_instruction():
+    return Agent("tutor").before_model(pick_persona).instruct("You are {persona}.")
+
+
+@broken("read-before-write", where="agent tool's inner agent")
+def agent_tool_inner_reads_unknown_key():
+    return Agent("lead").instruct("Delegate.").tool(
+        Agent("summariser").instruct("Summarise {sources}.").outputs("summary")
+    ) >> Agent("writer").instruct("{summary?}")
+
+
+@broken("read-before-write", where="custom agent reads a key nothing writes")
+def native_agent_reads_unwritten_key():
+    return Native(QuotaGuard(name="quota_guard")).writes("checked") >> Agent("worker").instruct(
+        "Work within {checked}."
+    )
+
+
+@broken("read-before-write", where="composite .reads() of a key nothing writes")
+def composite_declared_read_never_written():
+    return Pipeline(Agent("a").outputs("x"), Agent("b").instruct("{x}"), name="inner").reads(
+        "budget"
+    )
+
+
+@broken("parallel-write-conflict", where="fan-out branches' callbacks write one key")
+def fanout_callbacks_write_one_key():
+    return (
+        Agent("left").before_agent(mark_left).outputs("left_out")
+        | Agent("right").before_agent(mark_right).outputs("right_out")
+    ) >> Agent("merger").instruct("{left_out} {right_out} after {last_branch}")
+
+
+@broken("loop-never-ends", where="loop without a maximum or an exit")
+def loop_never_ends():
+    return Loop(
+        Agent("writer").instruct("Improve {draft?}.").outputs("draft"),
+        Agent("critic").instruct("Criticise {draft}.").outputs("critique"),
+    )
+
+
+@broken("maybe-unset", where="loop exit_when before a later step")
+def exit_when_skips_later_step():
+    return Loop(
+        Agent("drafter").instruct("Draft.").outputs("draft"),
+        exit_when(lambda s: "done" in s.get("draft", "")),
+        Agent("reviewer").instruct("Review {draft}.").outputs("review"),
+        max_iterations=3,
+    ) >> Agent("presenter").instruct("{draft} / {review}")

@@ -3,18 +3,27 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated
 
+from google.adk.agents import BaseAgent
+from google.adk.events import Event, EventActions
+from google.adk.tools import FunctionTool, exit_loop, google_search
 from pydantic import BaseModel
 
 from adk_fluent import (
     Agent,
+    AgentTool,
     C,
+    Loop,
+    Native,
+    Pipeline,
     Route,
     S,
     StateSchema,
     Temp,
     UserScoped,
+    exit_when,
     gate,
     loop_until,
     map_over,
@@ -329,3 +338,229 @@ def drop_after_use():
         >> S.drop("question")
         >> Agent("presenter").instruct("{answer}").context(C.user_only())
     )
+
+
+# -- code the checker reads: tools, callbacks, custom agents, agent tools ----------------------
+def save_findings(summary: str, tool_context) -> str:
+    """Store what the research found."""
+    tool_context.state["findings"] = summary
+    return "saved"
+
+
+def record_order(item: str, quantity: int, tool_context) -> dict:
+    """Record an order line for the account the app set."""
+    account = tool_context.state["account_id"]  # set before the run: a required read
+    lines = tool_context.state.get("order_lines", [])
+    tool_context.state["order_lines"] = [*lines, {"item": item, "quantity": quantity}]
+    return {"account": account, "lines": len(lines) + 1}
+
+
+def revise_draft(note: str, tool_context) -> str:
+    """Apply a note to the draft the agent itself wrote in an earlier turn."""
+    draft = tool_context.state["draft"]
+    return f"{draft} ({note})"
+
+
+def load_profile(callback_context) -> None:
+    """Load the user's profile before the agent runs."""
+    callback_context.state["profile"] = {"name": "Ada", "tier": "gold"}
+
+
+def stamp_review(callback_context) -> None:
+    """Mark the review as done after the agent ran."""
+    if "review" in callback_context.state:
+        callback_context.state["review_status"] = "done"
+
+
+def count_model_calls(callback_context, llm_request) -> None:
+    """Count the model calls (a before_model callback)."""
+    calls = callback_context.state.get("model_calls", 0)
+    callback_context.state["model_calls"] = calls + 1
+
+
+def open_session(callback_context) -> None:
+    """Set the defaults a whole pipeline relies on."""
+    callback_context.state.update({"locale": "en", "units": "metric"})
+
+
+def approve_when_clean(verdict: str, tool_context) -> str:
+    """End the loop when the reviewer finds nothing to fix."""
+    if verdict == "clean":
+        tool_context.actions.escalate = True
+    return verdict
+
+
+def archive_everything(tool_context) -> str:
+    """Archive the session (its keys are computed, so the checker cannot name them)."""
+    for key, value in list(tool_context.state.to_dict().items()):
+        tool_context.state[f"archived_{key}"] = value
+    return "archived"
+
+
+class StopWhenApproved(BaseAgent):
+    """Ends the loop around it once the review says approved."""
+
+    async def _run_async_impl(self, ctx):
+        if ctx.session.state.get("review") == "approved":
+            yield Event(author=self.name, actions=EventActions(escalate=True))
+
+
+class TicketOpener(BaseAgent):
+    """Opens a ticket and stores its id in state."""
+
+    async def _run_async_impl(self, ctx):
+        yield Event(
+            author=self.name,
+            actions=EventActions(state_delta={"ticket_id": "T-1", "ticket_queue": "billing"}),
+        )
+
+
+class Planner(BaseAgent):
+    """Runs its own sub-agents: what they write cannot be read from its code."""
+
+    async def _run_async_impl(self, ctx):
+        for agent in self.sub_agents:
+            async for event in agent.run_async(ctx):
+                yield event
+
+
+@correct(where="tool writes state, read downstream (info only)")
+def tool_writes_state_read_downstream():
+    return Agent("researcher").instruct("Research, then save.").tool(save_findings) >> Agent(
+        "writer"
+    ).instruct("Write up {findings}.")
+
+
+@correct(where="tool reads keys the app sets", initial_keys=("account_id",))
+def tool_reads_initial_key():
+    return Agent("clerk").instruct("Take the order.").tool(record_order).outputs(
+        "receipt"
+    ) >> Agent("presenter").instruct("Summarise {receipt}; lines: {order_lines?}").context(
+        C.user_only()
+    )
+
+
+@correct(where="tool reads its own agent's earlier output (info only)")
+def tool_reads_own_output():
+    return Agent("drafter").instruct("Draft, or revise with the tool.").tool(revise_draft).outputs(
+        "draft"
+    ) >> Agent("presenter").instruct("{draft}").context(C.user_only())
+
+
+@correct(where="callbacks write state the agent and later steps read")
+def callbacks_write_state():
+    return Agent("advisor").before_agent(load_profile).before_model(count_model_calls).instruct(
+        "Advise {profile}."
+    ).outputs("review").after_agent(stamp_review) >> Agent("presenter").instruct(
+        "{review} ({review_status?}) after {model_calls} calls"
+    ).context(C.user_only())
+
+
+@correct(where="FunctionTool, partial and ADK built-in tools", initial_keys=("account_id",))
+def wrapped_and_builtin_tools():
+    return Agent("searcher").instruct("Search, then save.").tools(
+        FunctionTool(save_findings), functools.partial(record_order, quantity=1), google_search
+    ) >> Agent("writer").instruct("{findings}")
+
+
+@correct(where="delegate reads its coordinator's callback and tool writes")
+def delegate_sees_coordinator_state():
+    return (
+        Agent("coordinator")
+        .instruct("Route it.")
+        .before_agent(load_profile)
+        .tool(save_findings)
+        .delegate(
+            Agent("specialist").instruct("Serve {profile} using {findings}.").context(C.user_only())
+        )
+    )
+
+
+@correct(where="agent tool reads the caller's state; its output read after (info only)")
+def agent_tool_reads_caller_state():
+    researcher = Agent("researcher").instruct("Research {topic}.").outputs("notes")
+    return (
+        S.set(topic="tides")
+        >> Agent("lead").instruct("Use the researcher.").tool(researcher)
+        >> Agent("writer").instruct("Write from {notes}.")
+    )
+
+
+@correct(where="agent tools nested two deep, one reading another's output")
+def agent_tools_nested():
+    fact_checker = Agent("fact_checker").instruct("Check {claims}.").outputs("checked")
+    analyst = Agent("analyst").instruct("Find claims.").outputs("claims").tool(fact_checker)
+    editor = AgentTool(Agent("editor").instruct("Edit using {checked}.").outputs("edited"))
+    return Agent("chief").instruct("Coordinate.").tool(analyst).tool(editor).outputs(
+        "report"
+    ) >> Agent("presenter").instruct("{report}").context(C.user_only())
+
+
+@correct(where="loop with exit_when mid-body, no maximum")
+def exit_when_mid_body():
+    return Loop(
+        Agent("drafter").instruct("Draft.").outputs("draft"),
+        exit_when(lambda s: "final" in s.get("draft", "")),
+        Agent("reviser").instruct("Revise {draft}.").outputs("draft"),
+    ) >> Agent("presenter").instruct("{draft}").context(C.user_only())
+
+
+@correct(where="loop ended by ADK's exit_loop tool")
+def loop_ended_by_exit_loop():
+    return S.set(document="") >> Loop(
+        Agent("critic").instruct("Criticise {document}.").outputs("critique"),
+        Agent("refiner")
+        .instruct("Apply {critique} to {document}, or call exit_loop.")
+        .tool(exit_loop)
+        .outputs("document"),
+    )
+
+
+@correct(where="loop ended by an escalating tool of the user's")
+def loop_ended_by_escalating_tool():
+    return Loop(
+        Agent("reviewer").instruct("Review; call approve_when_clean.").tool(approve_when_clean)
+    )
+
+
+@correct(where="loop ended by a custom checker agent")
+def loop_ended_by_native_checker():
+    return Loop(
+        Agent("reviewer").instruct("Review.").outputs("review"),
+        StopWhenApproved(name="stop_when_approved"),
+    ) >> Agent("presenter").instruct("{review}").context(C.user_only())
+
+
+@correct(where="custom agent whose state_delta the checker reads")
+def native_agent_inferred_writes():
+    return Native(TicketOpener(name="ticket_opener")) >> Agent("notifier").instruct(
+        "Tell the user ticket {ticket_id} is in {ticket_queue}."
+    ).context(C.user_only())
+
+
+@correct(where="custom agent with declarations")
+def native_agent_declared():
+    planner = Planner(name="planner", sub_agents=[TicketOpener(name="step_one")])
+    return (
+        S.set(goal="ship")
+        >> Native(planner).reads("goal").writes("plan")
+        >> Agent("executor").instruct("Execute {plan}.").context(C.user_only())
+    )
+
+
+@correct(where="composite with .writes() and a before_agent callback")
+def composite_declarations_and_callbacks():
+    steps = Pipeline(
+        Agent("formatter").instruct("Format in {locale} with {units} units; {ledger}."),
+        name="formatting",
+    )
+    return steps.before_agent(open_session).writes("ledger") >> Agent("closer").instruct(
+        "Close in {locale}."
+    )
+
+
+@correct(where="opaque tool: later reads are unverified (info only)")
+def opaque_tool_then_read():
+    return Agent("archivist").instruct("Archive.").tool(archive_everything) >> Agent(
+        "presenter"
+    ).instruct("{archived_findings}")

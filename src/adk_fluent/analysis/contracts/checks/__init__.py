@@ -1,5 +1,13 @@
 """The built-in checks, one module per family; importing this package registers them."""
 
-from adk_fluent.analysis.contracts.checks import channels, context, injection, outputs, state, types
+from adk_fluent.analysis.contracts.checks import (
+    channels,
+    context,
+    injection,
+    loops,
+    outputs,
+    state,
+    types,
+)
 
-__all__ = ["channels", "context", "injection", "outputs", "state", "types"]
+__all__ = ["channels", "context", "injection", "loops", "outputs", "state", "types"]

@@ -12,6 +12,9 @@ def read_subject(record: ReadRecord) -> str:
     """The headline naming who reads what, e.g. 'booker reads {intent} in instruction'."""
     read, key, node = record.read, record.read.key, record.node
     channel = read.channel
+    if read.code:
+        how = f'state["{key}"]' if read.required else f'state.get("{key}")'
+        return f"{node}'s {channel} reads {how}"
     if channel in ("instruction", "global instruction", "C.template"):
         brace = f"{{{key}}}" if read.required else f"{{{key}?}}"
         return f"{node} reads {brace} in {channel}"
@@ -34,7 +37,9 @@ def read_subject(record: ReadRecord) -> str:
 
 def reader_name(record: ReadRecord) -> str:
     """How the reader is named inside a sentence."""
-    if record.kind == "agent":
+    if record.read.code:
+        return f"{record.read.channel} of '{record.node}'"
+    if record.kind in ("agent", "node"):
         return f"'{record.node}'"
     if record.read.channel == "route":
         return f"Route(\"{record.read.key}\") ('{record.node}')"
@@ -54,6 +59,8 @@ def ways(writers: Iterable[Writer]) -> str:
 def consequence(record: ReadRecord) -> str:
     """What happens at run time when this read finds its key missing."""
     channel, key = record.read.channel, record.read.key
+    if record.read.code:
+        return f'state["{key}"] raises KeyError there' if record.read.required else "it gets None"
     if channel in ("instruction", "global instruction"):
         return f'ADK fails the turn with "Context variable not found: `{key}`"'
     if channel == "C.template":
@@ -78,7 +85,10 @@ def write_fix(key: str, channel: str) -> str:
     fix = f'add .outputs("{key}") to an upstream agent, or S.set({key}=...) before it'
     if channel in ("instruction", "global instruction", "C.template"):
         fix += f", or read it as {{{key}?}} if it is optional"
-    return fix + f'; if the app sets it before the run, pass initial_keys=["{key}"]'
+    return (
+        fix + f'; if code the checker cannot read writes it, declare .writes("{key}") on that '
+        f'step; if the app sets it before the run, pass initial_keys=["{key}"]'
+    )
 
 
 def with_suggestion(suggestion: str | None, rest: str) -> str:

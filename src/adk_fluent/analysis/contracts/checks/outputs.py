@@ -42,7 +42,7 @@ def check_dead_state(ctx: Any) -> Iterator[Issue]:
                 )
                 hint = (
                     f'Read it downstream (e.g. {{{key}}} or C.from_state("{key}")), or drop the '
-                    f'write; if a tool or callback reads it, declare .reads("{key}") on its agent.'
+                    f'write; if code the checker cannot read uses it, declare .reads("{key}") on its step.'
                 )
             yield ctx.issue(
                 "info",

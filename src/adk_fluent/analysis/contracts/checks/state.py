@@ -33,12 +33,16 @@ READ_CODES = (
     "parallel-sibling-read",
     "parallel-race",
     "optional-never-written",
+    "model-dependent-read",
+    "tool-read-unverified",
+    "tool-read-unset",
 )
 
 
 @register_check("reads", codes=READ_CODES)
 def check_reads(ctx: Any) -> Iterator[Issue]:
-    """Reads before writes: templates, C specs, Route keys, S steps, consumes, .reads()."""
+    """Reads before writes: templates, C specs, Route keys, S steps, consumes, .reads(), and
+    the code of tools, callbacks and custom agents."""
     for record in ctx.flow.records:
         if record.read.channel in REF_CHANNELS:
             continue
@@ -58,6 +62,8 @@ def _judge(ctx: Any, record: ReadRecord) -> Issue | None:
         temp = _temp(ctx, record)
         if temp is not None:
             return temp
+    if record.read.code == "tool":
+        return _tool_read(ctx, record)
     if record.siblings:
         concurrent = _concurrent(ctx, record)
         if concurrent is not None:
@@ -102,11 +108,11 @@ def _written_elsewhere(ctx: Any, key: str) -> str:
     return f"it is written only by {ways(writers)}, which never runs before this read"
 
 
-def _missing(ctx: Any, record: ReadRecord) -> Issue:
-    key, fact, channel = record.read.key, record.fact, record.read.channel
-    who = reader_name(record)
-    if record.opaque and not fact.deleters:
-        steps = ", ".join(f"'{name}'" for name in record.opaque)
+def _unverified(ctx: Any, record: ReadRecord) -> Issue:
+    """A missing key that only code the checker cannot read might have written."""
+    key, who = record.read.key, reader_name(record)
+    if all(entry.function_step for entry in record.opaque):
+        steps = ", ".join(f"'{entry.step}'" for entry in record.opaque)
         return _issue(
             ctx,
             "info",
@@ -117,6 +123,26 @@ def _missing(ctx: Any, record: ReadRecord) -> Issue:
             f"Declare the write with S.set({key}=...) / S.compute({key}=...) instead of a "
             f'function step, or pass initial_keys=["{key}"] if the app sets it.',
         )
+    labels = [entry.label for entry in record.opaque]
+    shown = "; ".join(labels[:3]) + (f"; and {len(labels) - 3} more" if len(labels) > 3 else "")
+    step = next(entry.step for entry in record.opaque if not entry.function_step)
+    return _issue(
+        ctx,
+        "info",
+        "read-unverified",
+        record,
+        f'No step the checker can read writes "{key}" before {who}, but code it cannot read '
+        f"might: {shown}.",
+        f"If it does, declare it: .writes(\"{key}\") on '{step}' (the checker then counts it as "
+        f'written); if the app sets it, pass initial_keys=["{key}"].',
+    )
+
+
+def _missing(ctx: Any, record: ReadRecord) -> Issue:
+    key, fact, channel = record.read.key, record.fact, record.read.channel
+    who = reader_name(record)
+    if record.opaque and not fact.deleters:
+        return _unverified(ctx, record)
     if fact.deleters and fact.writers:
         deleted = " and ".join(fact.deleters)
         return _issue(
@@ -181,6 +207,13 @@ def _missing(ctx: Any, record: ReadRecord) -> Issue:
                 f"in {record.read.source.split('.')[0]}",
             ),
         )
+    late = [w for w in ctx.flow.writers.get(key, ()) if "before_model_callback" in w.via]
+    if late and record.node in {w.node for w in late} and record.kind == "agent":
+        fix = (
+            f"ADK renders the instruction before it calls the before_model callbacks, so "
+            f"{late[0].via} sets it too late for the first model call: write it in a "
+            f"before_agent callback instead (.before_agent(...)), or read it as {{{key}?}}"
+        )
     schema_fields = ctx.flow.output_schema_fields.get(key)
     if schema_fields and not ctx.flow.writers.get(key):
         owners = ", ".join(f"'{name}'" for name in schema_fields)
@@ -212,6 +245,8 @@ def _producers(ctx: Any) -> str:
 def _maybe(ctx: Any, record: ReadRecord) -> Issue:
     key, fact = record.read.key, record.fact
     why = "; ".join(fact.notes) if fact.notes else "it is not written on every path"
+    if fact.soft:
+        return _model_dependent(ctx, record, why)
     if record.read.channel == "route":
         hint = f"Add .otherwise(...) to handle a missing value, or S.default({key}=...) before the route."
     else:
@@ -228,6 +263,98 @@ def _maybe(ctx: Any, record: ReadRecord) -> Issue:
         f'"{key}" may be unset when {reader_name(record)} reads it ({why}); then '
         f"{consequence(record)}.",
         hint,
+    )
+
+
+def _declare_hint(key: str, writers: Any, channel: str) -> str:
+    """'.writes("k") on 'a'' for the writer the model may skip, and the other ways out."""
+    owners = list(dict.fromkeys(w.node for w in writers if w.kind != "initial"))
+    declare = (
+        f"If it is always set before this read, declare it: .writes(\"{key}\") on '{owners[0]}' "
+        "(the checker then counts it as written); otherwise "
+        if owners
+        else "Otherwise "
+    )
+    optional = f"read it as {{{key}?}}, " if channel in ("instruction", "C.template") else ""
+    return (
+        f"{declare}{optional}give it a default first (S.default({key}=...)), or pass "
+        f'initial_keys=["{key}"] if the app sets it.'
+    )
+
+
+def _model_dependent(ctx: Any, record: ReadRecord, why: str) -> Issue:
+    """A key set only if a model chooses so (it calls a tool, it answered itself earlier)."""
+    key, writers = record.read.key, record.fact.writers
+    replies = [w for w in writers if w.kind in ("outputs", "produces")]
+    if replies and len(replies) == len([w for w in writers if w.kind != "initial"]):
+        owner = replies[0].node
+        optional = f"read it as {{{key}?}}, " if record.read.channel == "instruction" else ""
+        hint = (
+            f"It is there once '{owner}' has answered, in an earlier turn. If "
+            f"{reader_name(record)} may run first, {optional}give it a default before "
+            f"(S.default({key}=...)), or have the coordinator store it before it transfers (a "
+            "tool or a before_agent callback)."
+        )
+    else:
+        hint = _declare_hint(key, writers, record.read.channel)
+    return _issue(
+        ctx,
+        "info",
+        "model-dependent-read",
+        record,
+        f'"{key}" is set before {reader_name(record)} reads it only if a model chooses so '
+        f"({why}); when it did not, {consequence(record)}.",
+        hint,
+    )
+
+
+def _tool_read(ctx: Any, record: ReadRecord) -> Issue | None:
+    """A read inside a tool (or a tool callback): it runs whenever the model calls the tool,
+    maybe in a later turn, so only a required key that nothing anywhere writes is a warning."""
+    key, fact = record.read.key, record.fact
+    if not record.read.required:
+        return _optional(ctx, record)
+    if fact.status == YES:
+        return None
+    who = reader_name(record)
+    written = ctx.flow.writers.get(key)
+    anywhere = record.opaque or ctx.flow.opaque_writers  # opaque code may write it, any turn
+    if fact.status == NO and not written and not anywhere and key not in ctx.known_keys:
+        return _issue(
+            ctx,
+            "warning",
+            "tool-read-unset",
+            record,
+            f'No step in the pipeline writes "{key}", and {who} reads it as state["{key}"]: '
+            "each call raises KeyError.",
+            with_suggestion(
+                ctx.suggest(key),
+                f'read it with .get("{key}") and handle None, write it upstream (S.default('
+                f'{key}=...), .outputs("{key}")), declare .writes("{key}") on the step whose '
+                f'code writes it, or pass initial_keys=["{key}"] if the app sets it',
+            ),
+        )
+    if fact.status == NO and not written:
+        if record.opaque:
+            return _unverified(ctx, record)
+        why = "no step writes it" + (
+            f"; code the checker cannot read might: {ctx.flow.opaque_writers[0]}"
+            if ctx.flow.opaque_writers
+            else ""
+        )
+    elif fact.status == NO:
+        why = f"it is written only by {ways(written or ())}, which does not run before it"
+    else:
+        why = "; ".join(fact.notes) if fact.notes else "it is not written on every path"
+    hint = _declare_hint(key, fact.writers or written or (), record.read.channel)
+    return _issue(
+        ctx,
+        "info",
+        "tool-read-unverified",
+        record,
+        f'"{key}" may be unset when the model calls {who} ({why}); then '
+        f"{consequence(record)}. A later turn may find it set.",
+        f'Read it with .get("{key}") if it may be missing. {hint}',
     )
 
 
