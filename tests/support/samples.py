@@ -73,28 +73,9 @@ def build_fluent(sample: ModuleType) -> Any:
 def agents_in(root: Any) -> Iterator[Any]:
     """Every agent of a native tree, each once, depth first: sub-agents, the agents of agent
     tools, and agents a custom agent keeps in its own fields."""
-    from google.adk.agents.base_agent import BaseAgent
-    from google.adk.tools.agent_tool import AgentTool
+    from adk_fluent.adk.native import agents_inside
 
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        agent = stack.pop()
-        if id(agent) in seen:
-            continue
-        seen.add(id(agent))
-        yield agent
-        held: list[Any] = list(agent.sub_agents)
-        for field in type(agent).model_fields:
-            if field in ("parent_agent", "sub_agents"):
-                continue
-            value = getattr(agent, field, None)
-            for item in value if isinstance(value, list | tuple) else (value,):
-                if isinstance(item, BaseAgent):
-                    held.append(item)
-                elif isinstance(item, AgentTool):
-                    held.append(item.agent)
-        stack.extend(reversed(held))
+    return agents_inside(root, tools=True)
 
 
 def llm_agent_names(root: Any) -> list[str]:

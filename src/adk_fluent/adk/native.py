@@ -209,7 +209,7 @@ def _agents_inside(agent: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
     names: list[str] = []
     llms: list[str] = []
-    for inner in _walk_agents(agent):
+    for inner in agents_inside(agent):
         if inner.name not in names:
             names.append(inner.name)
             if isinstance(inner, LlmAgent):
@@ -218,29 +218,16 @@ def _agents_inside(agent: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def llm_agents_inside(agent: Any) -> list[Any]:
-    """Every LlmAgent in a native tree: the agent, its sub-agents, agents held in fields, and
-    the agents of ADK AgentTools among their tools, each once."""
+    """Every LlmAgent in a native tree, agents of ADK AgentTools included (see agents_inside)."""
     from google.adk.agents.llm_agent import LlmAgent
 
-    found: list[Any] = []
-    seen: set[int] = set()
-    stack = [agent]
-    while stack:
-        root = stack.pop()
-        for inner in _walk_agents(root):
-            if id(inner) in seen:
-                continue
-            seen.add(id(inner))
-            if isinstance(inner, LlmAgent):
-                found.append(inner)
-                tools: list[Any] = list(inner.tools)
-                stack.extend(tool.agent for tool in tools if is_adk_agent_tool(tool))
-    return found
+    return [inner for inner in agents_inside(agent, tools=True) if isinstance(inner, LlmAgent)]
 
 
-def _walk_agents(agent: Any) -> Iterator[Any]:
-    """An agent and every agent it holds: its sub-agents and agents in its own fields (a custom
-    agent often keeps its sub-agents in fields too), each once."""
+def agents_inside(agent: Any, *, tools: bool = False) -> Iterator[Any]:
+    """An agent and every agent it holds, each once: its sub-agents and agents in its own fields
+    (a custom agent often keeps its sub-agents in fields too); with `tools`, also the agents of
+    ADK AgentTools among any of those fields (an LlmAgent's `tools`)."""
     from google.adk.agents.base_agent import BaseAgent
 
     seen: set[int] = set()
@@ -259,6 +246,8 @@ def _walk_agents(agent: Any) -> Iterator[Any]:
             for item in value if isinstance(value, list | tuple) else (value,):
                 if isinstance(item, BaseAgent):
                     held.append(item)
+                elif tools and is_adk_agent_tool(item):
+                    held.append(item.agent)
         stack.extend(reversed(held))
 
 
@@ -277,7 +266,7 @@ def compile_native(node: NativeAgentNode, model_for: Callable[[str], Any] | None
         copy = agent.model_copy(deep=True)
         for sub in copy.sub_agents:  # deep-copied with a stale pointer to a copy of the parent
             sub.parent_agent = copy
-        for inner in _walk_agents(copy):
+        for inner in agents_inside(copy):
             model = models.get(inner.name)
             if model is not None and hasattr(inner, "model"):
                 inner.model = model

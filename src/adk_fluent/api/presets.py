@@ -23,32 +23,9 @@ from adk_fluent.errors import BuildError, UnknownSetterError, describe_value, di
 
 _B = TypeVar("_B")
 
-# adk-fluent's own Agent setters a preset may hold (beside every generated ADK field setter).
-_SUGAR = frozenset(
-    {
-        "instruct",
-        "outputs",
-        "tool",
-        "delegate",
-        "context",
-        "produces",
-        "consumes",
-        "reads",
-        "writes",
-        "before_model",
-        "after_model",
-        "on_model_error",
-        "before_tool",
-        "after_tool",
-        "on_tool_error",
-        "before_agent",
-        "after_agent",
-        "inject",
-    }
-)
-# Settings that add to a list (tools, callbacks, delegates, declarations): a list or tuple value
-# is several items; combining presets keeps both sides' items. The rest hold one value, which
-# a later preset replaces.
+# Settings that add one item per call (`.tool(f)`, the callback sugar): a list or tuple value is
+# several items; combining presets keeps both sides' items. Most other settings hold one value,
+# which a later preset replaces.
 _ONE_AT_A_TIME = frozenset(
     {
         "tool",
@@ -62,6 +39,18 @@ _ONE_AT_A_TIME = frozenset(
         "after_agent",
     }
 )
+# adk-fluent's own Agent setters a preset may hold (beside every generated ADK field setter).
+_SUGAR = _ONE_AT_A_TIME | {
+    "instruct",
+    "outputs",
+    "delegate",
+    "context",
+    "produces",
+    "consumes",
+    "reads",
+    "writes",
+    "inject",
+}
 # The two spellings of one field (Agent warns when both are set): a preset keeps one
 _SPELLINGS = (("instruct", "instruction"), ("outputs", "output_key"))
 # For Agent methods that are not settings (running, building, renaming, visibility switches)

@@ -94,9 +94,17 @@ def agent_reads(node: LlmAgentNode, *, is_root: bool) -> list[Read]:
             add(Read(key, "C.from_state", True))
         for text in getattr(spec, "templates", ()):
             templates(text, "C.template")
-    model, refs = unwrap_declared(node.consumes_type)
+    for read in declared_reads(node, accounted={r.key for r in reads}):
+        add(read)
+    return reads
+
+
+def declared_reads(node: Node, *, accounted: set[str] | None = None) -> list[Read]:
+    """Keys a node declares it reads (`.reads()`, and `.consumes()` models when `models`)."""
+    reads: list[Read] = []
+    model, refs = unwrap_declared(getattr(node, "consumes_type", None))
     for name, info in model_fields(model).items():
-        add(
+        reads.append(
             Read(
                 name,
                 "consumes",
@@ -105,28 +113,6 @@ def agent_reads(node: LlmAgentNode, *, is_root: bool) -> list[Read]:
                 f"{model_name(model)}.{name}",
             )
         )
-    for read in declared_reads(node, accounted={r.key for r in reads}, models=False):
-        add(read)
-    return reads
-
-
-def declared_reads(
-    node: Node, *, accounted: set[str] | None = None, models: bool = True
-) -> list[Read]:
-    """Keys a node declares it reads (`.reads()`, and `.consumes()` models when `models`)."""
-    reads: list[Read] = []
-    model, refs = unwrap_declared(getattr(node, "consumes_type", None))
-    if models:
-        for name, info in model_fields(model).items():
-            reads.append(
-                Read(
-                    name,
-                    "consumes",
-                    _field_required(info),
-                    _field_type(info),
-                    f"{model_name(model)}.{name}",
-                )
-            )
     for ref in refs:
         reads.append(Read(ref.key, "declared", not ref.has_default, ref.type, repr(ref)))
     seen = {r.key for r in reads} | (accounted or set())
