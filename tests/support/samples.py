@@ -286,6 +286,55 @@ def has_parallel(root: Any) -> bool:
     return any(isinstance(agent, ParallelAgent) for agent in agents_in(root))
 
 
+_ABILITIES: dict[str, bool] = {}
+
+
+async def _transfers_beside_workflow_agents() -> bool:
+    """Probe of the installed ADK, on a native tree: can an LLM agent whose peers include a
+    LoopAgent work out where it may transfer? (One release, 2.0.0 in the tide sample, reads
+    `.mode` on every peer, which workflow agents do not have, and fails the turn.)"""
+    from google.adk.agents import LlmAgent, LoopAgent
+
+    from adk_fluent.adk.compat import quiet_workflow_deprecation
+    from adk_fluent.testing import ScriptedModel, call
+
+    model = ScriptedModel(
+        {"hub": [call("transfer_to_agent", agent_name="spoke")], "spoke": ["done"]}
+    )
+    with quiet_workflow_deprecation():
+        loop = LoopAgent(name="ring", sub_agents=[LlmAgent(name="inner", model=model)])
+    hub = LlmAgent(
+        name="hub",
+        model=model.for_agent("hub"),
+        sub_agents=[LlmAgent(name="spoke", model=model.for_agent("spoke")), loop],
+    )
+    try:
+        await run_native(hub, ["go"])
+    except AttributeError:
+        return False
+    return True
+
+
+_PROBES = {
+    "transfer_beside_workflow_agents": (
+        "transfer from an LLM agent whose peers include a workflow agent",
+        _transfers_beside_workflow_agents,
+    ),
+}
+
+
+async def missing_adk_abilities(sample: ModuleType) -> list[str]:
+    """What a sample `NEEDS` of ADK that the installed release cannot do (each probed once)."""
+    missing = []
+    for need in getattr(sample, "NEEDS", ()):
+        what, probe = _PROBES[need]
+        if need not in _ABILITIES:
+            _ABILITIES[need] = await probe()
+        if not _ABILITIES[need]:
+            missing.append(what)
+    return missing
+
+
 async def run_native(root: Any, turns: list[str], session_id: str = "s1") -> tuple[list, dict]:
     """Run a native tree through ADK's Runner (in memory): the events as AgentEvents and the
     final session state."""

@@ -171,3 +171,5 @@ SCRIPTS = {
     "post_editor": [call("save_post", title="Caching basics"), "Saved 'Caching basics'."],
 }
 AGENTS = 8
+# what the installed ADK must be able to do for this sample to run (tests/support/samples.py)
+NEEDS = ("transfer_beside_workflow_agents",)
