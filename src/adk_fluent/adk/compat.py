@@ -145,6 +145,12 @@ def quiet_workflow_copies() -> None:
 # -- attributes ADK does not make public -----------------------------------------------------
 
 
+def asks_confirmation(tool: Any) -> bool:
+    """Whether an ADK tool asks a person to confirm its calls (FunctionTool's
+    `require_confirmation`, kept only on the private `_require_confirmation` from 1.25 to 2.x)."""
+    return bool(getattr(tool, "_require_confirmation", False))
+
+
 def invocation_of(callback_context: Any) -> Any:
     """The invocation context behind a callback context (None when there is none). Both
     supported ADK lines keep it only on the private `_invocation_context`."""

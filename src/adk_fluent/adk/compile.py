@@ -16,6 +16,7 @@ from adk_fluent_generated.compile_cases import compile_kwargs
 from pydantic import ValidationError
 
 from adk_fluent.adk.compat import (
+    asks_confirmation,
     installed_class,
     quiet_workflow_copies,
     quiet_workflow_deprecation,
@@ -230,7 +231,7 @@ def _refuse_confirmations(node: ir.Node, tree: ir.Node) -> None:
     sub-run ends with the tool call, so nobody is asked and the function never runs."""
     for inner in tree.walk():
         for tool in getattr(inner, "tools", None) or ():
-            if getattr(tool, "_require_confirmation", False):
+            if asks_confirmation(tool):
                 name = getattr(tool, "name", "?")
                 raise BuildError(
                     f"tool '{name}' of agent '{inner.name}' asks for confirmation, but "

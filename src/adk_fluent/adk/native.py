@@ -179,7 +179,7 @@ def _described(
         values[field] = value
     if agent.sub_agents:
         values["children"] = tuple(native_ir(sub) for sub in agent.sub_agents)
-    if isinstance(node_type, type) and node_type is LlmAgentNode:
+    if node_type is LlmAgentNode:
         read_keys = template_reads(values.get("instruction")) | reads
         output_key = values.get("output_key")
         write_keys = frozenset((output_key,)) if isinstance(output_key, str) else frozenset()

@@ -20,8 +20,17 @@ class AgentTool:
     the options are ADK AgentTool's keyword arguments, checked against the installed ADK
     (`skip_summarization`, `include_plugins`, and on newer releases more)."""
 
-    def __init__(self, agent: Any, _for: str | None = None, **options: Any) -> None:
+    def __init__(self, agent: Any, *positional: Any, _for: str | None = None, **options: Any):
         from adk_fluent.api.expression import Expression
+
+        if positional:  # ADK's AgentTool(agent, True) means skip_summarization=True
+            raise BuildError(
+                f"AgentTool takes its options by name, not {describe_value(positional[0])} "
+                "after the agent",
+                agent=_for,
+                field="tools",
+                hint="e.g. AgentTool(researcher, skip_summarization=True).",
+            )
 
         if not isinstance(agent, Expression) and not is_native_agent(agent):
             raise BuildError(

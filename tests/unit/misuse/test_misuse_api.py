@@ -8,6 +8,7 @@ import pytest
 
 from adk_fluent import (
     Agent,
+    AgentTool,
     C,
     Fallback,
     FanOut,
@@ -129,6 +130,12 @@ CASES = [
         "skip_summarization must be True or False",
     ),
     case("api-agent-tool-int", lambda: A.agent_tool(42), "needs an agent", "42", ".tool(fn)"),
+    case(
+        "api-agent-tool-positional-option",
+        lambda: A.tool(AgentTool(Agent("b"), True)),
+        "options by name",
+        "skip_summarization=True",
+    ),
     case(
         "api-tool-agent-twice",
         lambda: A.tool(Agent("b")).tool(Agent("b").instruct("other")),
