@@ -52,6 +52,8 @@ class Node:
     reads_keys: frozenset[str] = frozenset()  # state keys this node reads
     writes_keys: frozenset[str] = frozenset()  # state keys this node writes
     visibility: str | None = None  # the developer's override ("user" | "internal"), if any
+    # middleware attached with `.middleware(...)`: it sees the callbacks of this subtree only
+    middleware: tuple[Any, ...] = ()
 
     SPEAKS: ClassVar[Speaks] = "never"
     CHILDREN: ClassVar[Children] = "none"

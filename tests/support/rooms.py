@@ -16,9 +16,10 @@ FACADE = "adk_fluent"  # the lazy (PEP 562) public surface; it belongs to no roo
 # Room -> level. A module may import its own room and rooms on a lower level; rooms on the
 # same level are independent of each other.
 ROOMS = {
-    "adk_fluent.cli": 6,  # the command: loads the user's builders, calls check_contracts
-    "adk_fluent.api": 5,
-    "adk_fluent.testing": 5,
+    "adk_fluent.cli": 7,  # the command: loads the user's builders, calls check_contracts
+    "adk_fluent.api": 6,
+    "adk_fluent.testing": 6,
+    "adk_fluent.middleware": 5,  # the built-ins; ir.middleware is the protocol, adk.plugins the plugin
     "adk_fluent.run": 4,
     "adk_fluent.adk": 3,
     "adk_fluent.analysis": 2,
@@ -26,7 +27,7 @@ ROOMS = {
     "adk_fluent_generated": 0,
     "adk_fluent.errors": 0,
 }
-ADK_ROOMS = ("adk_fluent.adk", "adk_fluent.run", "adk_fluent.testing")
+ADK_ROOMS = ("adk_fluent.adk", "adk_fluent.run", "adk_fluent.middleware", "adk_fluent.testing")
 CODEGEN_TOOLS = ("jinja2", "libcst", "typer", "ruff", "deepdiff")
 
 

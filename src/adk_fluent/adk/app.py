@@ -43,6 +43,19 @@ def _visibility_plugin(root: Node, compiler: Compiler, mode: str, filters: bool)
     return VisibilityPlugin(table, mode, filters=filters)
 
 
+def _middleware_and(
+    visibility: Any, root: Node, compiler: Compiler, config: ExecutionConfig
+) -> list[Any]:
+    """The middleware plugin (with visibility as its tail) when the tree or the config has
+    middleware; else the visibility plugin alone."""
+    if not config.middleware and not any(node.middleware for node in root.walk()):
+        return [visibility]
+    from adk_fluent.adk.plugins.middleware import MiddlewarePlugin, stack_entries
+
+    entries, paths = stack_entries(root, compiler.renamed, config.middleware)
+    return [MiddlewarePlugin(entries, tail=[visibility], paths=paths)]
+
+
 def _check_app_name(name: str) -> None:
     if not isinstance(name, str) or not name.isidentifier() or name == "user":
         raise BuildError(
@@ -111,8 +124,10 @@ def build_app(
     from adk_fluent.adk.plugins.halt import HaltPlugin
 
     # HaltPlugin first: a failed step or a waiting gate stops the agents after it, wherever
-    # they sit (adk/agents/halt.py).
-    plugins: list[Any] = [HaltPlugin(), visibility, *config.plugins]
+    # they sit (adk/agents/halt.py). Middleware next, with the visibility plugin as the last
+    # stage of its chain (adk/plugins/middleware.py says why), then the user's own plugins.
+    plugins: list[Any] = [HaltPlugin(), *_middleware_and(visibility, root, compiler, config)]
+    plugins.extend(config.plugins)
     if config.custom_metadata:
         from adk_fluent.adk.plugins.run_metadata import RunMetadataPlugin
 

@@ -21,6 +21,7 @@ from adk_fluent.adk.compat import (
 from adk_fluent.adk.compile import callback_keywords, takes_keywords
 from adk_fluent.errors import BuildError, FieldNotInstalledError, UnknownSetterError, did_you_mean
 from adk_fluent.ir.depth import recursion_room, tree_depth, walking
+from adk_fluent.ir.middleware import check_middleware
 from adk_fluent.ir.names import is_valid_name, name_problem
 from adk_fluent.ir.nodes import Node, TransformNode
 from adk_fluent.ir.options import BuildOptions, StrictOptions
@@ -142,6 +143,7 @@ class BuilderBase:
     _fields: dict[str, Any]  # ADK fields set through the (generated) setters
     _visibility: str | None = None  # the developer's override: "user" | "internal" | None
     _options: BuildOptions = BuildOptions()
+    _middleware: tuple[Any, ...] = ()  # `.middleware(...)`: scoped to this builder's subtree
 
     def __init__(self, name: str, fields: dict[str, Any] | None = None) -> None:
         if not is_valid_name(name):
@@ -284,6 +286,21 @@ class BuilderBase:
         strict = StrictOptions(schema, initial_key_names(initial_keys, agent=self._name))
         return self._copy(_options=replace(self._options, strict=strict))
 
+    def middleware(self, *middleware: Any) -> Self:
+        """Attach middleware (docs/middleware.md) to this agent or composite: it sees the
+        callbacks of this subtree only (on the root expression: the whole app). Compiled with
+        the rest of the tree's middleware into one ADK plugin by `to_app()` / `run()`."""
+        if not middleware:
+            raise BuildError(
+                ".middleware() needs at least one middleware",
+                agent=self._name,
+                field="middleware",
+                hint="e.g. .middleware(retry(max_attempts=3)); see docs/middleware.md.",
+            )
+        for item in middleware:
+            check_middleware(item, self._name)
+        return self._copy(_middleware=(*self._middleware, *middleware))
+
     @property
     def options(self) -> BuildOptions:
         """What this expression asks of the whole build (visibility mode, strictness)."""
@@ -309,6 +326,8 @@ class BuilderBase:
             finally:
                 walking.active = False
             _check_given_step_names(ir)
+        if self._middleware:
+            ir = ir.replace(middleware=(*ir.middleware, *self._middleware))
         self.__dict__["_ir"] = ir
         return ir
 

@@ -470,12 +470,13 @@ class Fallback(_Composite):
 # -- operators ---------------------------------------------------------------------------------
 def _flatten(kind: type[_Composite], value: Expression) -> tuple[Expression, ...]:
     """The steps of an anonymous composite of the same kind (`a >> b >> c` is one Pipeline);
-    a composite with a name, ADK fields or a visibility override stays a unit."""
+    a composite with a name, ADK fields, a visibility override or middleware stays a unit."""
     if (
         type(value) is kind
         and not value._named  # type: ignore[attr-defined]
         and not value._fields
         and value._visibility is None
+        and not value._middleware
     ):
         return value.steps  # type: ignore[attr-defined, no-any-return]
     return (value,)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from adk_fluent.ir.middleware import check_middleware
+
 VisibilityMode = Literal["annotated", "filtered"]
 DEFAULT_APP_NAME = "adk_fluent_app"
 
@@ -53,10 +55,25 @@ class ExecutionConfig:
     compaction: CompactionConfig | None = None
     custom_metadata: dict[str, Any] | None = None
     plugins: tuple[Any, ...] = field(default_factory=tuple)
+    # adk-fluent middleware for the whole app (or the scope each one names), compiled with the
+    # tree's own `.middleware(...)` into one plugin that runs before `plugins` (docs/middleware.md)
+    middleware: tuple[Any, ...] = field(default_factory=tuple)
     # "annotated" (default, spec v5.1 s4.4/4.5): every event reaches the client annotated;
     # "filtered": internal agents' text is kept from the client (docs/visibility.md).
     # None: use the expression's own `.filtered()` / `.annotated()`.
     visibility: VisibilityMode | None = None
+
+    def __post_init__(self) -> None:
+        # one middleware alone, or a list, is taken as a tuple (the config stays hashable);
+        # each is checked here, where the mistake is made
+        middleware = self.middleware
+        if not isinstance(middleware, tuple):
+            middleware = tuple(middleware) if isinstance(middleware, list) else (middleware,)
+            object.__setattr__(self, "middleware", middleware)
+        if isinstance(self.plugins, list):
+            object.__setattr__(self, "plugins", tuple(self.plugins))
+        for item in middleware:
+            check_middleware(item, "ExecutionConfig")
 
     def __hash__(self) -> int:  # custom_metadata is a dict: hash what identifies the config
         return hash(
@@ -67,6 +84,7 @@ class ExecutionConfig:
                 self.resumable,
                 self.compaction,
                 self.plugins,
+                self.middleware,
                 self.visibility,
                 tuple(sorted((self.custom_metadata or {}).items(), key=repr)),
             )

@@ -6,9 +6,9 @@ library's `ast` (no import-linter needed) and checks, module by module:
 
   - no import cycle, counting imports inside functions (a lazy import that closes a cycle is
     still a cycle); imports under `if TYPE_CHECKING:` never run and are not counted;
-  - no room imports a room above it: cli > api | testing > run > adk > analysis > ir >
+  - no room imports a room above it: cli > api | testing > middleware > run > adk > analysis > ir >
     adk_fluent_generated | errors (`|`: the same level, and neither imports the other);
-  - only adk/, run/ and testing/ import google.adk; no module imports the generator's tools
+  - only adk/, run/, middleware/ and testing/ import google.adk; no module imports the generator's tools
     (jinja2, libcst, typer, ruff, deepdiff).
 
 Every failure names the importer, the imported module and the file:line of the import. The

@@ -1,0 +1,372 @@
+"""MiddlewarePlugin: a middleware stack (ir/middleware.py) compiled into one ADK plugin.
+
+The order, documented in docs/middleware.md:
+
+* The stack is sorted by priority (lower first), then by the order given: ExecutionConfig's
+  middleware first, then each node's `.middleware(...)`, parents before children.
+* Callbacks that may answer for ADK (`before_*`, `after_agent`, `on_model_error`,
+  `on_tool_error`) stop at the first middleware that returns a value, as ADK's plugins do.
+* Callbacks that hand a value on (`on_user_message`, `after_model`, `after_tool`, `on_event`)
+  run as a chain: each middleware receives what the one before returned (or the original), so a
+  cache, a budget and a PII filter all see the same model response.
+* Notifications (`after_run`, `close`, `on_agent_error`, `on_run_error`) reach every middleware.
+* adk-fluent's visibility plugin is the chain's last stage (`tail`): ADK stops at the first
+  plugin returning a value, so a middleware returning an event would otherwise cut the
+  visibility annotations off.
+* A scoped middleware sees only the callbacks of the agents in its scope; the callbacks of the
+  whole run (`on_user_message`, `before_run`, `after_run`, `on_run_error`, `close`) go to the
+  unscoped ones only.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+from adk_fluent_generated.field_versions import PLUGIN_CALLBACK_VERSIONS, releases_in
+from google.adk.plugins.base_plugin import BasePlugin
+
+from adk_fluent.adk.compat import adk_version
+from adk_fluent.errors import BuildError, did_you_mean
+from adk_fluent.ir.middleware import (
+    RUN_CALLBACKS,
+    check_middleware,
+    checked_priority,
+    implemented_callbacks,
+    middleware_name,
+    scope_names,
+)
+from adk_fluent.ir.nodes import NativeAgentNode, Node, iter_paths
+
+PLUGIN_NAME = "adk_fluent_middleware"
+
+# The callbacks whose value is handed down the chain: callback -> the keyword holding it.
+CHAINED = {
+    "on_user_message_callback": "user_message",
+    "after_model_callback": "llm_response",
+    "after_tool_callback": "result",
+    "on_event_callback": "event",
+}
+NOTIFICATIONS = frozenset(
+    {"after_run_callback", "close", "on_agent_error_callback", "on_run_error_callback"}
+)
+
+
+def _context_agent(kwargs: dict[str, Any]) -> str | None:
+    return getattr(kwargs.get("callback_context"), "agent_name", None)
+
+
+def _tool_agent(kwargs: dict[str, Any]) -> str | None:
+    return getattr(kwargs.get("tool_context"), "agent_name", None)
+
+
+# callback -> the name of the agent it runs for
+_AGENT_OF: dict[str, Callable[[dict[str, Any]], str | None]] = {
+    "before_agent_callback": _context_agent,
+    "after_agent_callback": _context_agent,
+    "before_model_callback": _context_agent,
+    "after_model_callback": _context_agent,
+    "on_model_error_callback": _context_agent,
+    "before_tool_callback": _tool_agent,
+    "after_tool_callback": _tool_agent,
+    "on_tool_error_callback": _tool_agent,
+    "on_event_callback": lambda kwargs: getattr(kwargs.get("event"), "author", None),
+    "on_agent_error_callback": lambda kwargs: getattr(kwargs.get("agent"), "name", None),
+}
+
+
+@dataclass(frozen=True)
+class StackEntry:
+    """One middleware of a compiled stack and the agents it sees (None: the whole app)."""
+
+    middleware: Any
+    agents: frozenset[str] | None
+    order: int
+
+    @property
+    def sort_key(self) -> tuple[int, int]:
+        return (getattr(self.middleware, "priority", 0), self.order)
+
+
+_current: ContextVar[MiddlewarePlugin | None] = ContextVar("adk_fluent_middleware", default=None)
+
+
+def agent_path(agent_name: str) -> str:
+    """The path of an agent in the tree being run ('pipeline/writer'), for middleware that logs
+    or labels calls; the bare name outside a middleware callback or for an unknown agent."""
+    plugin = _current.get()
+    if plugin is None:
+        return agent_name
+    return plugin.paths.get(agent_name, agent_name)
+
+
+async def _called(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    result = fn(**kwargs)
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+class MiddlewarePlugin(BasePlugin):
+    """Runs a sorted middleware stack from ADK's plugin callbacks (the module says in which
+    order and with what rules), then the `tail` plugins (adk-fluent's own)."""
+
+    def __init__(
+        self,
+        entries: Sequence[StackEntry],
+        *,
+        tail: Sequence[BasePlugin] = (),
+        paths: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(name=PLUGIN_NAME)
+        self.entries = tuple(sorted(entries, key=lambda entry: entry.sort_key))
+        self.tail = tuple(tail)
+        self.paths = dict(paths or {})
+        # callback -> [(bound method, agents)], precomputed: a callback no middleware
+        # implements costs one lookup
+        self._stack: dict[str, list[tuple[Callable[..., Any], frozenset[str] | None]]] = {}
+        for entry in self.entries:
+            for callback in implemented_callbacks(entry.middleware):
+                if callback in RUN_CALLBACKS and entry.agents is not None:
+                    continue
+                self._stack.setdefault(callback, []).append(
+                    (getattr(entry.middleware, callback), entry.agents)
+                )
+
+    @property
+    def middleware(self) -> tuple[Any, ...]:
+        """The middleware in the order they run."""
+        return tuple(entry.middleware for entry in self.entries)
+
+    def _for(self, callback: str, kwargs: dict[str, Any]) -> list[Callable[..., Any]]:
+        stack = self._stack.get(callback)
+        if not stack:
+            return []
+        of = _AGENT_OF.get(callback)
+        agent = of(kwargs) if of is not None else None
+        return [fn for fn, agents in stack if agents is None or agent in agents]
+
+    async def _tail(self, callback: str, kwargs: dict[str, Any]) -> Any:
+        for plugin in self.tail:
+            result = await _called(getattr(plugin, callback), kwargs)
+            if result is not None:
+                return result
+        return None
+
+    async def _first(self, callback: str, kwargs: dict[str, Any]) -> Any:
+        fns = self._for(callback, kwargs)
+        if fns:
+            token = _current.set(self)
+            try:
+                for fn in fns:
+                    result = await _called(fn, kwargs)
+                    if result is not None:
+                        return result
+            finally:
+                _current.reset(token)
+        return await self._tail(callback, kwargs)
+
+    async def _chain(self, callback: str, kwargs: dict[str, Any]) -> Any:
+        fns = self._for(callback, kwargs)
+        key = CHAINED[callback]
+        changed = False
+        if fns:
+            token = _current.set(self)
+            try:
+                for fn in fns:
+                    result = await _called(fn, kwargs)
+                    if result is not None:
+                        kwargs = {**kwargs, key: result}
+                        changed = True
+            finally:
+                _current.reset(token)
+        final = await self._tail(callback, kwargs)
+        if final is not None:
+            return final
+        return kwargs[key] if changed else None
+
+    async def _notify(self, callback: str, kwargs: dict[str, Any]) -> None:
+        fns = self._for(callback, kwargs)
+        if fns:
+            token = _current.set(self)
+            try:
+                for fn in fns:
+                    await _called(fn, kwargs)
+            finally:
+                _current.reset(token)
+        for plugin in self.tail:
+            await _called(getattr(plugin, callback), kwargs)
+
+    # -- ADK's plugin callbacks (all 15: an ADK without one never calls it) ----------------------
+    async def on_user_message_callback(self, **kwargs: Any) -> Any:
+        return await self._chain("on_user_message_callback", kwargs)
+
+    async def before_run_callback(self, **kwargs: Any) -> Any:
+        return await self._first("before_run_callback", kwargs)
+
+    async def on_event_callback(self, **kwargs: Any) -> Any:
+        return await self._chain("on_event_callback", kwargs)
+
+    async def after_run_callback(self, **kwargs: Any) -> None:
+        await self._notify("after_run_callback", kwargs)
+
+    async def on_run_error_callback(self, **kwargs: Any) -> None:
+        await self._notify("on_run_error_callback", kwargs)
+
+    async def close(self) -> None:
+        await self._notify("close", {})
+
+    async def before_agent_callback(self, **kwargs: Any) -> Any:
+        return await self._first("before_agent_callback", kwargs)
+
+    async def after_agent_callback(self, **kwargs: Any) -> Any:
+        return await self._first("after_agent_callback", kwargs)
+
+    async def on_agent_error_callback(self, **kwargs: Any) -> None:
+        await self._notify("on_agent_error_callback", kwargs)
+
+    async def before_model_callback(self, **kwargs: Any) -> Any:
+        return await self._first("before_model_callback", kwargs)
+
+    async def after_model_callback(self, **kwargs: Any) -> Any:
+        return await self._chain("after_model_callback", kwargs)
+
+    async def on_model_error_callback(self, **kwargs: Any) -> Any:
+        return await self._first("on_model_error_callback", kwargs)
+
+    async def before_tool_callback(self, **kwargs: Any) -> Any:
+        return await self._first("before_tool_callback", kwargs)
+
+    async def after_tool_callback(self, **kwargs: Any) -> Any:
+        return await self._chain("after_tool_callback", kwargs)
+
+    async def on_tool_error_callback(self, **kwargs: Any) -> Any:
+        return await self._first("on_tool_error_callback", kwargs)
+
+
+# -- compiling a tree's middleware ---------------------------------------------------------------
+def installed_plugin_callbacks() -> frozenset[str]:
+    """The plugin callbacks the installed ADK has (asked of its BasePlugin, not of its version)."""
+    return frozenset(name for name in PLUGIN_CALLBACK_VERSIONS if hasattr(BasePlugin, name))
+
+
+def _check_installed(middleware: Any, where: str | None) -> None:
+    installed = installed_plugin_callbacks()
+    for callback in implemented_callbacks(middleware):
+        if callback not in installed:
+            releases = releases_in(PLUGIN_CALLBACK_VERSIONS[callback])
+            raise BuildError(
+                f"middleware {middleware_name(middleware)} implements {callback}, which the "
+                f"installed google-adk {adk_version()} does not have, so it would never run",
+                agent=where,
+                field="middleware",
+                hint=f"google-adk {releases[0]} and later have it; upgrade, or drop the method."
+                if releases
+                else "no scanned google-adk release has it.",
+            )
+
+
+class _Tree:
+    """Name lookups over an IR tree for scopes: each name's subtree, and every agent's path."""
+
+    def __init__(self, root: Node, renamed: dict[str, str]) -> None:
+        self.renamed = renamed
+        self.paths: dict[str, str] = {}
+        self.nodes: dict[str, list[Node]] = {}
+        self.native_names: dict[str, Node] = {}  # an agent inside a native tree -> its node
+        for path, node in iter_paths(root):
+            self.paths.setdefault(node.name, "/".join(path))
+            self.nodes.setdefault(node.name, []).append(node)
+            if isinstance(node, NativeAgentNode):
+                for name in node.agent_names:
+                    self.native_names.setdefault(name, node)
+                    self.paths.setdefault(name, "/".join((*path, name)))
+        for compiled, original in renamed.items():
+            if original in self.paths:
+                self.paths.setdefault(compiled, self.paths[original])
+
+    def names(self) -> set[str]:
+        return set(self.nodes) | set(self.native_names)
+
+    def under(self, node: Node) -> set[str]:
+        """Every agent name the subtree of `node` compiles to (agent tools included)."""
+        found: set[str] = set()
+        for inner in node.walk():
+            found.add(inner.name)
+            if isinstance(inner, NativeAgentNode):
+                found.update(inner.agent_names)
+        found.update(c for c, original in self.renamed.items() if original in found)
+        return found
+
+    def under_name(self, name: str) -> set[str]:
+        if name in self.nodes:
+            return set().union(*(self.under(node) for node in self.nodes[name]))
+        from adk_fluent.adk.native import agents_inside
+
+        holder = self.native_names[name]
+        for agent in agents_inside(holder.agent, tools=True):  # type: ignore[attr-defined]
+            if agent.name == name:
+                return {inner.name for inner in agents_inside(agent, tools=True)}
+        return {name}
+
+    def resolve(self, scope: tuple[str, ...], middleware: Any, where: str | None) -> set[str]:
+        known = self.names()
+        agents: set[str] = set()
+        for name in scope:
+            if name not in known:
+                raise BuildError(
+                    f"middleware {middleware_name(middleware)} is scoped to '{name}', which is "
+                    "not in this tree",
+                    agent=where,
+                    field="scope",
+                    hint=did_you_mean(name, known)
+                    or f"the tree's agents are: {', '.join(sorted(known)[:12])}.",
+                )
+            agents |= self.under_name(name)
+        return agents
+
+
+def stack_entries(
+    root: Node, renamed: dict[str, str], app_middleware: Iterable[Any]
+) -> tuple[list[StackEntry], dict[str, str]]:
+    """The stack of a tree: the app's middleware (ExecutionConfig) and every node's, each with
+    the agents it sees; and every agent's path. Refuses, naming the middleware and where it was
+    given, what cannot run: no callbacks, a callback the installed ADK lacks, an unknown scope."""
+    tree = _Tree(root, renamed)
+    entries: list[StackEntry] = []
+    for middleware in app_middleware:
+        check_middleware(middleware, "ExecutionConfig")
+        _check_installed(middleware, "ExecutionConfig")
+        scope = scope_names(getattr(middleware, "scope", None), middleware_name(middleware))
+        agents = None if scope is None else tree.resolve(scope, middleware, "ExecutionConfig")
+        entries.append(_entry(middleware, agents, len(entries)))
+    for node in root.walk():
+        for middleware in node.middleware:
+            check_middleware(middleware, node.name)
+            _check_installed(middleware, node.name)
+            # the root's own middleware sees the whole app, run callbacks included
+            agents: set[str] | None = None if node is root else tree.under(node)
+            scope = scope_names(getattr(middleware, "scope", None), middleware_name(middleware))
+            if scope is not None:
+                named = tree.resolve(scope, middleware, node.name)
+                narrowed = named if agents is None else agents & named
+                if not narrowed:
+                    raise BuildError(
+                        f"middleware {middleware_name(middleware)} is attached to '{node.name}' "
+                        f"but scoped to {', '.join(scope)}, which is not inside it",
+                        agent=node.name,
+                        field="scope",
+                        hint="attach it to a node that contains its scope, or give it to "
+                        "ExecutionConfig(middleware=...) with that scope.",
+                    )
+                agents = narrowed
+            entries.append(_entry(middleware, agents, len(entries)))
+    return entries, tree.paths
+
+
+def _entry(middleware: Any, agents: set[str] | None, order: int) -> StackEntry:
+    checked_priority(getattr(middleware, "priority", 0), middleware_name(middleware))
+    return StackEntry(middleware, None if agents is None else frozenset(agents), order)

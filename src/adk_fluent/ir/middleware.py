@@ -1,0 +1,141 @@
+"""What a middleware is (spec v4 s5, v5.1 s14): an object that implements any of ADK's plugin
+callbacks, under ADK's own names and keyword arguments (`before_model_callback(*,
+callback_context, llm_request)`, ...), with a scope and a priority.
+
+A stack of them compiles into one ADK plugin (adk/plugins/middleware.py), so middleware runs
+before every agent's own callbacks and works under a plain Runner (adk web, api_server). The
+built-ins (retry, cache, ...) live in the middleware room. This module holds only the rules that
+need no ADK: which names are callbacks, how a scope and a priority are given, what is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adk_fluent_generated.field_versions import PLUGIN_CALLBACK_VERSIONS
+
+from adk_fluent.errors import BuildError, describe_value, did_you_mean
+
+# Every plugin callback any scanned ADK release has (13 on 1.25, 15 from 2.5).
+PLUGIN_CALLBACKS: tuple[str, ...] = tuple(sorted(PLUGIN_CALLBACK_VERSIONS))
+
+# Callbacks of the whole run (no agent is current): only middleware scoped to the app sees them.
+RUN_CALLBACKS = frozenset(
+    {
+        "on_user_message_callback",
+        "before_run_callback",
+        "after_run_callback",
+        "on_run_error_callback",
+        "close",
+    }
+)
+
+_CALLBACK_STEMS = ("before_", "after_", "on_")
+
+
+class Middleware:
+    """Base class for a middleware (optional: any object with plugin-callback methods works).
+
+    Implement any of ADK's plugin callbacks by their ADK names, as `async def` (or plain) methods
+    taking ADK's keyword arguments. `scope` limits the middleware to the agents under the named
+    nodes of the tree (None: the whole app); a lower `priority` runs earlier; equal priorities
+    run in the order they were given.
+    """
+
+    scope: tuple[str, ...] | None = None
+    priority: int = 0
+
+    def __init__(self, *, scope: str | tuple[str, ...] | None = None, priority: int = 0) -> None:
+        self.scope = scope_names(scope, middleware_name(self))
+        self.priority = checked_priority(priority, middleware_name(self))
+
+    def __repr__(self) -> str:
+        shown = f"scope={list(self.scope)!r}" if self.scope else "app"
+        return f"{middleware_name(self)}({shown}, priority={self.priority})"
+
+
+def middleware_name(middleware: Any) -> str:
+    """The name errors and logs use for a middleware: its `name`, else its class's name."""
+    name = getattr(middleware, "name", None)
+    return name if isinstance(name, str) and name else type(middleware).__name__
+
+
+def scope_names(scope: Any, where: str) -> tuple[str, ...] | None:
+    """A scope as a tuple of node names (None: the whole app), refusing anything else."""
+    if scope is None:
+        return None
+    names = (scope,) if isinstance(scope, str) else scope
+    if (
+        not isinstance(names, tuple | list)
+        or not names
+        or not all(isinstance(n, str) and n for n in names)
+    ):
+        raise BuildError(
+            f"scope must be an agent name or a tuple of names, got {describe_value(scope)}",
+            agent=where,
+            field="scope",
+            hint="e.g. scope='writer' (that agent, or that composite and everything in it), "
+            "scope=('writer', 'critic'), or no scope for the whole app.",
+        )
+    return tuple(names)
+
+
+def checked_priority(priority: Any, where: str) -> int:
+    if isinstance(priority, bool) or not isinstance(priority, int):
+        raise BuildError(
+            f"priority must be an int, got {describe_value(priority)}",
+            agent=where,
+            field="priority",
+            hint="lower runs first: priority=-10 before the default 0, 10 after it.",
+        )
+    return priority
+
+
+def implemented_callbacks(middleware: Any) -> tuple[str, ...]:
+    """The plugin callbacks (ADK names) a middleware implements, in PLUGIN_CALLBACKS order."""
+    return tuple(name for name in PLUGIN_CALLBACKS if callable(getattr(middleware, name, None)))
+
+
+def check_middleware(middleware: Any, where: str | None) -> None:
+    """Refuse what cannot be a middleware, naming where it was given (`where`: the agent or
+    'ExecutionConfig') and why: a class instead of an instance, an object with no plugin
+    callback, a method that looks like a callback ADK does not have (a misspelling)."""
+    name = middleware_name(middleware)
+    if isinstance(middleware, type):
+        raise BuildError(
+            f"the class {middleware.__name__} is not a middleware",
+            agent=where,
+            field="middleware",
+            hint=f"pass an instance: {middleware.__name__}(...).",
+        )
+    for attr in dir(type(middleware)):
+        if attr in PLUGIN_CALLBACKS or attr.startswith("_"):
+            continue
+        looks_like = attr.endswith("_callback") or (
+            attr.startswith(_CALLBACK_STEMS) and attr.removesuffix("_callback") in _SHORT_NAMES
+        )
+        if looks_like and callable(getattr(middleware, attr, None)):
+            suggestion = did_you_mean(attr, PLUGIN_CALLBACKS) or did_you_mean(
+                attr + "_callback", PLUGIN_CALLBACKS
+            )
+            raise BuildError(
+                f"middleware {name} has a method {attr}(), which is not one of ADK's plugin "
+                "callbacks, so ADK would never call it",
+                agent=where,
+                field="middleware",
+                hint=suggestion
+                or f"the callbacks are: {', '.join(PLUGIN_CALLBACKS)} (ADK's own names).",
+            )
+    if not implemented_callbacks(middleware):
+        raise BuildError(
+            f"{describe_value(middleware)} implements none of ADK's plugin callbacks",
+            agent=where,
+            field="middleware",
+            hint="a middleware defines methods such as before_model_callback(self, *, "
+            "callback_context, llm_request); see docs/middleware.md.",
+        )
+    scope_names(getattr(middleware, "scope", None), name)
+    checked_priority(getattr(middleware, "priority", 0), name)
+
+
+_SHORT_NAMES = frozenset(name.removesuffix("_callback") for name in PLUGIN_CALLBACKS)
