@@ -337,6 +337,7 @@ def stack_entries(
     given, what cannot run: no callbacks, a callback the installed ADK lacks, an unknown scope."""
     tree = _Tree(root, renamed)
     entries: list[StackEntry] = []
+    agents: set[str] | None
     for middleware in app_middleware:
         check_middleware(middleware, "ExecutionConfig")
         _check_installed(middleware, "ExecutionConfig")
@@ -348,7 +349,7 @@ def stack_entries(
             check_middleware(middleware, node.name)
             _check_installed(middleware, node.name)
             # the root's own middleware sees the whole app, run callbacks included
-            agents: set[str] | None = None if node is root else tree.under(node)
+            agents = None if node is root else tree.under(node)
             scope = scope_names(getattr(middleware, "scope", None), middleware_name(middleware))
             if scope is not None:
                 named = tree.resolve(scope, middleware, node.name)
