@@ -30,6 +30,7 @@ _EXPORTS = {
     "Native": "api.expression",
     "CompactionConfig": "ir.options",
     "ExecutionConfig": "ir.options",
+    "Middleware": "ir.middleware",
     "C": "api.context",
     "ContextSpec": "ir.context_spec",
     "ContractReport": "analysis.contracts",
@@ -108,6 +109,7 @@ __all__ = [
     "Loop",
     "LoopExit",
     "MapOver",
+    "Middleware",
     "Native",
     "Pipeline",
     "Preset",
@@ -223,6 +225,7 @@ if TYPE_CHECKING:
         UnknownSetterError,
     )
     from adk_fluent.ir.context_spec import ContextSpec
+    from adk_fluent.ir.middleware import Middleware
     from adk_fluent.ir.options import BuildOptions, CompactionConfig, ExecutionConfig
     from adk_fluent.ir.state_keys import StateFieldRef
     from adk_fluent.ir.steps import ReadOnlyState

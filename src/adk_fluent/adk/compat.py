@@ -157,6 +157,12 @@ def invocation_of(callback_context: Any) -> Any:
     return getattr(callback_context, "_invocation_context", None)
 
 
+def event_actions_of(callback_context: Any) -> Any:
+    """The EventActions a callback context records state changes in (None when it has none).
+    Both supported ADK lines keep them only on the private `_event_actions`."""
+    return getattr(callback_context, "_event_actions", None)
+
+
 def invocation_branch(callback_context: Any) -> str | None:
     """The branch of the invocation a callback runs in (parallel isolation)."""
     return getattr(invocation_of(callback_context), "branch", None)

@@ -10,6 +10,7 @@ need no ADK: which names are callbacks, how a scope and a priority are given, wh
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from adk_fluent_generated.field_versions import PLUGIN_CALLBACK_VERSIONS
@@ -60,8 +61,9 @@ def middleware_name(middleware: Any) -> str:
     return name if isinstance(name, str) and name else type(middleware).__name__
 
 
-def scope_names(scope: Any, where: str) -> tuple[str, ...] | None:
-    """A scope as a tuple of node names (None: the whole app), refusing anything else."""
+def scope_names(scope: Any, where: str, *, middleware: str | None = None) -> tuple[str, ...] | None:
+    """A scope as a tuple of node names (None: the whole app), refusing anything else; the
+    error names `where` it was given (and the `middleware`, when that is another name)."""
     if scope is None:
         return None
     names = (scope,) if isinstance(scope, str) else scope
@@ -71,7 +73,8 @@ def scope_names(scope: Any, where: str) -> tuple[str, ...] | None:
         or not all(isinstance(n, str) and n for n in names)
     ):
         raise BuildError(
-            f"scope must be an agent name or a tuple of names, got {describe_value(scope)}",
+            f"{_of(middleware, where)}scope must be an agent name or a tuple of names, "
+            f"got {describe_value(scope)}",
             agent=where,
             field="scope",
             hint="e.g. scope='writer' (that agent, or that composite and everything in it), "
@@ -80,15 +83,20 @@ def scope_names(scope: Any, where: str) -> tuple[str, ...] | None:
     return tuple(names)
 
 
-def checked_priority(priority: Any, where: str) -> int:
+def checked_priority(priority: Any, where: str, *, middleware: str | None = None) -> int:
+    """The priority, refusing anything but an int (a bool too), naming `where` it was given."""
     if isinstance(priority, bool) or not isinstance(priority, int):
         raise BuildError(
-            f"priority must be an int, got {describe_value(priority)}",
+            f"{_of(middleware, where)}priority must be an int, got {describe_value(priority)}",
             agent=where,
             field="priority",
             hint="lower runs first: priority=-10 before the default 0, 10 after it.",
         )
     return priority
+
+
+def _of(middleware: str | None, where: str) -> str:
+    return f"middleware {middleware}: " if middleware and middleware != where else ""
 
 
 def implemented_callbacks(middleware: Any) -> tuple[str, ...]:
@@ -108,13 +116,10 @@ def check_middleware(middleware: Any, where: str | None) -> None:
             field="middleware",
             hint=f"pass an instance: {middleware.__name__}(...).",
         )
-    for attr in dir(type(middleware)):
+    for attr in dir(middleware):  # the instance's attributes too (a SimpleNamespace, self.x = f)
         if attr in PLUGIN_CALLBACKS or attr.startswith("_"):
             continue
-        looks_like = attr.endswith("_callback") or (
-            attr.startswith(_CALLBACK_STEMS) and attr.removesuffix("_callback") in _SHORT_NAMES
-        )
-        if looks_like and callable(getattr(middleware, attr, None)):
+        if _looks_like_a_callback(attr) and callable(getattr(middleware, attr, None)):
             suggestion = did_you_mean(attr, PLUGIN_CALLBACKS) or did_you_mean(
                 attr + "_callback", PLUGIN_CALLBACKS
             )
@@ -134,8 +139,19 @@ def check_middleware(middleware: Any, where: str | None) -> None:
             hint="a middleware defines methods such as before_model_callback(self, *, "
             "callback_context, llm_request); see docs/middleware.md.",
         )
-    scope_names(getattr(middleware, "scope", None), name)
-    checked_priority(getattr(middleware, "priority", 0), name)
+    # named after where it was given: that is where the user looks
+    scope_names(getattr(middleware, "scope", None), where or name, middleware=name)
+    checked_priority(getattr(middleware, "priority", 0), where or name, middleware=name)
+
+
+def _looks_like_a_callback(attr: str) -> bool:
+    """A method name that is surely meant as a plugin callback: `..._callback`, a callback's
+    short name (`before_model`), or a near-miss of a full name (`after_tool_callbak`)."""
+    if attr.endswith("_callback") or attr in _SHORT_NAMES:
+        return True
+    return attr.startswith(_CALLBACK_STEMS) and bool(
+        difflib.get_close_matches(attr, PLUGIN_CALLBACKS, n=1, cutoff=0.85)
+    )
 
 
 _SHORT_NAMES = frozenset(name.removesuffix("_callback") for name in PLUGIN_CALLBACKS)

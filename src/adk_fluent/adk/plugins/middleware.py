@@ -21,6 +21,7 @@ The order, documented in docs/middleware.md:
 from __future__ import annotations
 
 import inspect
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from typing import Any
 from adk_fluent_generated.field_versions import PLUGIN_CALLBACK_VERSIONS, releases_in
 from google.adk.plugins.base_plugin import BasePlugin
 
-from adk_fluent.adk.compat import adk_version
+from adk_fluent.adk.compat import adk_version, event_actions_of, invocation_of
 from adk_fluent.errors import BuildError, did_you_mean
 from adk_fluent.ir.middleware import (
     RUN_CALLBACKS,
@@ -103,6 +104,19 @@ def agent_path(agent_name: str) -> str:
     return plugin.paths.get(agent_name, agent_name)
 
 
+_CALLS_REMEMBERED = 4096  # model calls in flight at once whose before_model actions are kept
+
+
+def _call_key(callback_context: Any) -> tuple[Any, ...]:
+    """One agent's model call in flight: an agent makes one model call at a time per branch."""
+    ctx = invocation_of(callback_context)
+    return (
+        getattr(ctx, "invocation_id", None),
+        getattr(ctx, "branch", None),
+        callback_context.agent_name,
+    )
+
+
 async def _called(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
     result = fn(**kwargs)
     if inspect.isawaitable(result):
@@ -127,6 +141,7 @@ class MiddlewarePlugin(BasePlugin):
         self.paths = dict(paths or {})
         # callback -> [(bound method, agents)], precomputed: a callback no middleware
         # implements costs one lookup
+        self._model_actions: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._stack: dict[str, list[tuple[Callable[..., Any], frozenset[str] | None]]] = {}
         for entry in self.entries:
             for callback in implemented_callbacks(entry.middleware):
@@ -229,10 +244,39 @@ class MiddlewarePlugin(BasePlugin):
         await self._notify("on_agent_error_callback", kwargs)
 
     async def before_model_callback(self, **kwargs: Any) -> Any:
+        if "after_model_callback" in self._stack:
+            self._remember_model_actions(kwargs["callback_context"])
         return await self._first("before_model_callback", kwargs)
 
     async def after_model_callback(self, **kwargs: Any) -> Any:
-        return await self._chain("after_model_callback", kwargs)
+        result = await self._chain("after_model_callback", kwargs)
+        self._carry_model_state(kwargs["callback_context"], kwargs["llm_response"])
+        return result
+
+    # Some ADK releases (1.25) give plugins' after_model_callback a fresh CallbackContext whose
+    # actions belong to no event, so state a middleware writes there would be dropped; the
+    # context of before_model holds the actions of the very event the reply becomes (2.x gives
+    # after_model that same context). So the actions seen in before_model are kept per call, and
+    # whatever after_model wrote elsewhere is moved into them: the write lands in the model
+    # reply's own state_delta on every release.
+    def _remember_model_actions(self, callback_context: Any) -> None:
+        actions = event_actions_of(callback_context)
+        if actions is None:
+            return
+        self._model_actions[_call_key(callback_context)] = actions
+        while len(self._model_actions) > _CALLS_REMEMBERED:
+            self._model_actions.popitem(last=False)
+
+    def _carry_model_state(self, callback_context: Any, llm_response: Any) -> None:
+        key = _call_key(callback_context)
+        target = self._model_actions.get(key)
+        if not getattr(llm_response, "partial", False):
+            self._model_actions.pop(key, None)
+        written = event_actions_of(callback_context)
+        if target is None or written is None or written is target or not written.state_delta:
+            return
+        target.state_delta.update(written.state_delta)
+        written.state_delta.clear()
 
     async def on_model_error_callback(self, **kwargs: Any) -> Any:
         return await self._first("on_model_error_callback", kwargs)
