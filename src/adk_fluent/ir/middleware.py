@@ -45,6 +45,9 @@ class Middleware:
 
     scope: tuple[str, ...] | None = None
     priority: int = 0
+    # True: it must see the callbacks of the whole run (on_user_message, before_run, ...), so
+    # it is refused where it would be scoped (a scope, or `.middleware()` below the root)
+    needs_whole_run: bool = False
 
     def __init__(self, *, scope: str | tuple[str, ...] | None = None, priority: int = 0) -> None:
         self.scope = scope_names(scope, middleware_name(self))

@@ -33,6 +33,7 @@ _EXPORTS = {
     "ToolApproval": "middleware.approval",
     "pii_filter": "middleware.pii",
     "PiiFilter": "middleware.pii",
+    "original_message": "middleware.pii",
     "log": "middleware.call_log",
     "structured_log": "middleware.call_log",
     "CallLog": "middleware.call_log",
@@ -59,6 +60,7 @@ __all__ = [
     "circuit_breaker",
     "fallback_model",
     "log",
+    "original_message",
     "pii_filter",
     "rate_limiter",
     "retry",
@@ -81,7 +83,7 @@ if TYPE_CHECKING:
     from adk_fluent.middleware.call_log import CallLog, StructuredLog, log, structured_log
     from adk_fluent.middleware.fallback import FallbackModel, fallback_model
     from adk_fluent.middleware.limits import RateLimiter, TokenBudget, rate_limiter, token_budget
-    from adk_fluent.middleware.pii import PiiFilter, pii_filter
+    from adk_fluent.middleware.pii import PiiFilter, original_message, pii_filter
     from adk_fluent.middleware.retry import Retry, retry
 
 

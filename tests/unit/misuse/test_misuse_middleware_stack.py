@@ -63,6 +63,15 @@ def no_callbacks(**kw: Any) -> None:
     return None
 
 
+class WholeRun(Middleware):
+    """Redacts the user's message: it needs the run's callbacks, so it cannot be scoped."""
+
+    needs_whole_run = True
+
+    async def on_user_message_callback(self, **kwargs: Any) -> None:
+        return None
+
+
 CASES = [
     # what is given is not a middleware
     case(
@@ -168,6 +177,25 @@ CASES = [
         "editor",
         "scope",
         "got 5",
+    ),
+    case(
+        "mw-stack-whole-run-middleware-below-the-root",
+        lambda: (Agent("planner") >> Agent("writer").middleware(WholeRun())).named("pipe").to_app(),
+        "writer",
+        "middleware",
+        "whole run",
+        "on_user_message_callback",
+        "ExecutionConfig(middleware=...)",
+    ),
+    case(
+        "mw-stack-whole-run-middleware-scoped-in-config",
+        lambda: (
+            (Agent("planner") >> Agent("writer"))
+            .named("pipe")
+            .to_app(ExecutionConfig(middleware=WholeRun(scope="writer")))
+        ),
+        "ExecutionConfig",
+        "whole run",
     ),
     case(
         "mw-stack-scoped-outside-its-agent",

@@ -387,7 +387,7 @@ def stack_entries(
         _check_installed(middleware, "ExecutionConfig")
         scope = scope_names(getattr(middleware, "scope", None), middleware_name(middleware))
         agents = None if scope is None else tree.resolve(scope, middleware, "ExecutionConfig")
-        entries.append(_entry(middleware, agents, len(entries)))
+        entries.append(_entry(middleware, agents, len(entries), "ExecutionConfig"))
     for node in root.walk():
         for middleware in node.middleware:
             check_middleware(middleware, node.name)
@@ -408,10 +408,23 @@ def stack_entries(
                         "ExecutionConfig(middleware=...) with that scope.",
                     )
                 agents = narrowed
-            entries.append(_entry(middleware, agents, len(entries)))
+            entries.append(_entry(middleware, agents, len(entries), node.name))
     return entries, tree.paths
 
 
-def _entry(middleware: Any, agents: set[str] | None, order: int) -> StackEntry:
+def _entry(
+    middleware: Any, agents: set[str] | None, order: int, where: str | None = None
+) -> StackEntry:
     checked_priority(getattr(middleware, "priority", 0), middleware_name(middleware))
+    if agents is not None and getattr(middleware, "needs_whole_run", False):
+        # its run callbacks would silently never be called (a scoped middleware gets none)
+        raise BuildError(
+            f"middleware {middleware_name(middleware)} must see the whole run (its "
+            f"{', '.join(c for c in implemented_callbacks(middleware) if c in RUN_CALLBACKS)}), "
+            "but here it is scoped to part of the tree",
+            agent=where,
+            field="middleware",
+            hint="give it to ExecutionConfig(middleware=...) or to the expression you run, "
+            "without a scope.",
+        )
     return StackEntry(middleware, None if agents is None else frozenset(agents), order)
