@@ -124,7 +124,8 @@ class CallLog(Middleware):
         level = self.level if record["outcome"] == "ok" else max(self.level, logging.WARNING)
         if self.logger.isEnabledFor(level):
             # `extra`: handlers and filters get the fields themselves, not only the text
-            self.logger.log(level, "%s", self.format(record), extra={"adk_fluent_call": record})
+            line = _Line(self.format, record)  # formatted only if a handler writes it
+            self.logger.log(level, "%s", line, extra={"adk_fluent_call": record})
 
     # -- timings -----------------------------------------------------------------------------
     def _begin(self, key: tuple[Any, ...], model: str | None = None) -> None:
@@ -269,6 +270,23 @@ class CallLog(Middleware):
         if self.include_content:
             record["error_message"] = str(error)
         self._write(record)
+
+
+class _Line:
+    """A log line formatted when logging first asks for its text (a record no handler writes,
+    or a NullHandler, costs no formatting), then kept."""
+
+    __slots__ = ("_format", "_record", "_text")
+
+    def __init__(self, format: Callable[[dict[str, Any]], str], record: dict[str, Any]) -> None:
+        self._format, self._record = format, record
+        self._text: str | None = None
+
+    def __str__(self) -> str:
+        text = self._text
+        if text is None:
+            text = self._text = self._format(self._record)
+        return text
 
 
 class StructuredLog(CallLog):

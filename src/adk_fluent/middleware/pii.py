@@ -161,6 +161,10 @@ BUILTIN_PATTERNS: dict[str, _Pattern] = {
 BUILTIN_NAMES: tuple[str, ...] = tuple(BUILTIN_PATTERNS)
 
 
+_MEMO_TEXTS = 4096  # texts whose redaction is remembered (least recently used out)
+_MEMO_TEXT_CHARS = 20_000  # longer texts are redacted afresh each time, never remembered
+
+
 @dataclass(frozen=True, order=True)
 class Span:
     """One finding: text[start:end] is personal data of `kind`."""
@@ -185,6 +189,9 @@ class Redactor:
         self.patterns = tuple(patterns)
         self.detector = detector
         self.replacement = replacement
+        # text -> (redacted, counts): every model call re-reads the whole history, so the same
+        # texts come back call after call; a detector is expected to be a pure function too
+        self._memo: OrderedDict[str, tuple[str, Counter[str]]] = OrderedDict()
 
     def find(self, text: str) -> list[Span]:
         """Every finding, overlapping ones merged into one span (which the earliest, longest,
@@ -213,6 +220,18 @@ class Redactor:
 
     def redact(self, text: str) -> tuple[str, Counter[str]]:
         """The text with each finding replaced, and the counts by kind."""
+        known = self._memo.get(text)
+        if known is not None:
+            self._memo.move_to_end(text)
+            return known[0], Counter(known[1])
+        redacted, counts = self._redact(text)
+        if len(text) <= _MEMO_TEXT_CHARS:
+            self._memo[text] = (redacted, counts)
+            if len(self._memo) > _MEMO_TEXTS:
+                self._memo.popitem(last=False)
+        return redacted, Counter(counts)
+
+    def _redact(self, text: str) -> tuple[str, Counter[str]]:
         spans = self.find(text)
         if not spans:
             return text, Counter()

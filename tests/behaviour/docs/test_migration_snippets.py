@@ -1,4 +1,5 @@
-"""Every ```python block of docs/migration.md and docs/agents.md runs, as written, offline.
+"""Every ```python block of docs/migration.md, docs/agents.md and docs/middleware.md runs, as
+written, offline.
 
 Each block is a program of its own (fresh globals), run like a notebook cell: a top-level
 `await` works. Models are scripted with mock_backend inside the blocks; the behaviour tier's
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
-PAGES = ("migration.md", "agents.md")
+PAGES = ("migration.md", "agents.md", "middleware.md")
 SKIP_LINE = "# needs a real Gemini key"
 _BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 

@@ -218,8 +218,12 @@ def test_first_wins_stops_at_the_first_value_and_skips_the_tail():
         async def before_model_callback(self, **kwargs: Any) -> str:
             return "answered"
 
+    class Tail(Rec):
+        async def after_model_callback(self, *, callback_context: Any, llm_response: Any) -> None:
+            self.seen.append((self.label, "after_model", llm_response))
+
     seen: list[Any] = []
-    tail = Rec("tail", seen)
+    tail = Tail("tail", seen)
     plugin = plugin_of(
         (Rec("early", seen), None), (Answers(), None), (Rec("late", seen), None), tail=[tail]
     )
@@ -227,7 +231,12 @@ def test_first_wins_stops_at_the_first_value_and_skips_the_tail():
         plugin.before_model_callback(callback_context=context("w"), llm_request=None)
     )
     assert result == "answered"
-    assert [label for label, *_ in seen] == ["early"]
+    # the later middleware and the tail's before_model are skipped; the tail still annotates
+    # the reply given here (its after_model: ADK runs none on it)
+    assert [(label, callback) for label, callback, *_ in seen] == [
+        ("early", "before_model"),
+        ("tail", "after_model"),
+    ]
 
 
 def test_a_chain_hands_each_middleware_the_previous_value_then_the_tail():

@@ -117,11 +117,22 @@ def _call_key(callback_context: Any) -> tuple[Any, ...]:
     )
 
 
-async def _called(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
-    result = fn(**kwargs)
-    if inspect.isawaitable(result):
-        result = await result
-    return result
+async def _nothing(**kwargs: Any) -> None:
+    return None
+
+
+def _awaitable(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn` as a coroutine function (a plain method's result is handed back as it is)."""
+    if inspect.iscoroutinefunction(fn):
+        return fn
+
+    async def called(**kwargs: Any) -> Any:
+        result = fn(**kwargs)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+    return called
 
 
 class MiddlewarePlugin(BasePlugin):
@@ -148,54 +159,73 @@ class MiddlewarePlugin(BasePlugin):
                 if callback in RUN_CALLBACKS and entry.agents is not None:
                     continue
                 self._stack.setdefault(callback, []).append(
-                    (getattr(entry.middleware, callback), entry.agents)
+                    (_awaitable(getattr(entry.middleware, callback)), entry.agents)
                 )
+        # callback -> the tail plugins' own methods for it (one BasePlugin leaves as it is,
+        # returning None, is never called)
+        self._tails: dict[str, tuple[Callable[..., Any], ...]] = {
+            callback: tuple(
+                getattr(plugin, callback)
+                for plugin in self.tail
+                if getattr(type(plugin), callback, None)
+                not in (None, getattr(BasePlugin, callback, None))
+            )
+            for callback in PLUGIN_CALLBACK_VERSIONS
+        }
+        # a callback no middleware implements goes straight to the tail (or nowhere): no
+        # dispatch on every agent, model and tool call for middleware that does not care
+        for callback, tails in self._tails.items():
+            if callback in self._stack or len(tails) > 1:
+                continue
+            if callback == "before_model_callback" and "after_model_callback" in self._stack:
+                continue  # it keeps the reply's actions for after_model (below)
+            setattr(self, callback, tails[0] if tails else _nothing)
 
     @property
     def middleware(self) -> tuple[Any, ...]:
         """The middleware in the order they run."""
         return tuple(entry.middleware for entry in self.entries)
 
-    def _for(self, callback: str, kwargs: dict[str, Any]) -> list[Callable[..., Any]]:
-        stack = self._stack.get(callback)
-        if not stack:
-            return []
+    def _agent(self, callback: str, kwargs: dict[str, Any]) -> str | None:
         of = _AGENT_OF.get(callback)
-        agent = of(kwargs) if of is not None else None
-        return [fn for fn, agents in stack if agents is None or agent in agents]
+        return of(kwargs) if of is not None else None
 
     async def _tail(self, callback: str, kwargs: dict[str, Any]) -> Any:
-        for plugin in self.tail:
-            result = await _called(getattr(plugin, callback), kwargs)
+        for method in self._tails[callback]:
+            result = await method(**kwargs)
             if result is not None:
                 return result
         return None
 
     async def _first(self, callback: str, kwargs: dict[str, Any]) -> Any:
-        fns = self._for(callback, kwargs)
-        if fns:
+        stack = self._stack.get(callback)
+        if stack:
+            agent = self._agent(callback, kwargs)
             token = _current.set(self)
             try:
-                for fn in fns:
-                    result = await _called(fn, kwargs)
-                    if result is not None:
-                        return result
+                for fn, agents in stack:
+                    if agents is None or agent in agents:
+                        result = await fn(**kwargs)
+                        if result is not None:
+                            return result
             finally:
                 _current.reset(token)
         return await self._tail(callback, kwargs)
 
     async def _chain(self, callback: str, kwargs: dict[str, Any]) -> Any:
-        fns = self._for(callback, kwargs)
+        stack = self._stack.get(callback)
         key = CHAINED[callback]
         changed = False
-        if fns:
+        if stack:
+            agent = self._agent(callback, kwargs)
             token = _current.set(self)
             try:
-                for fn in fns:
-                    result = await _called(fn, kwargs)
-                    if result is not None:
-                        kwargs = {**kwargs, key: result}
-                        changed = True
+                for fn, agents in stack:
+                    if agents is None or agent in agents:
+                        result = await fn(**kwargs)
+                        if result is not None:
+                            kwargs = {**kwargs, key: result}
+                            changed = True
             finally:
                 _current.reset(token)
         final = await self._tail(callback, kwargs)
@@ -204,16 +234,18 @@ class MiddlewarePlugin(BasePlugin):
         return kwargs[key] if changed else None
 
     async def _notify(self, callback: str, kwargs: dict[str, Any]) -> None:
-        fns = self._for(callback, kwargs)
-        if fns:
+        stack = self._stack.get(callback)
+        if stack:
+            agent = self._agent(callback, kwargs)
             token = _current.set(self)
             try:
-                for fn in fns:
-                    await _called(fn, kwargs)
+                for fn, agents in stack:
+                    if agents is None or agent in agents:
+                        await fn(**kwargs)
             finally:
                 _current.reset(token)
-        for plugin in self.tail:
-            await _called(getattr(plugin, callback), kwargs)
+        for method in self._tails[callback]:
+            await method(**kwargs)
 
     # -- ADK's plugin callbacks (all 15: an ADK without one never calls it) ----------------------
     async def on_user_message_callback(self, **kwargs: Any) -> Any:
@@ -246,7 +278,16 @@ class MiddlewarePlugin(BasePlugin):
     async def before_model_callback(self, **kwargs: Any) -> Any:
         if "after_model_callback" in self._stack:
             self._remember_model_actions(kwargs["callback_context"])
-        return await self._first("before_model_callback", kwargs)
+        reply = await self._first("before_model_callback", kwargs)
+        if reply is not None:
+            # ADK runs no after_model on a reply given here (a cache hit, a budget's error):
+            # the tail annotates it now, so the stored event carries the annotations on
+            # releases where on_event comes after the store (1.25 .. 1.30) too
+            context = kwargs["callback_context"]
+            await self._tail(
+                "after_model_callback", {"callback_context": context, "llm_response": reply}
+            )
+        return reply
 
     async def after_model_callback(self, **kwargs: Any) -> Any:
         result = await self._chain("after_model_callback", kwargs)
