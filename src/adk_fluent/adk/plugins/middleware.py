@@ -150,9 +150,8 @@ class MiddlewarePlugin(BasePlugin):
         self.entries = tuple(sorted(entries, key=lambda entry: entry.sort_key))
         self.tail = tuple(tail)
         self.paths = dict(paths or {})
-        # callback -> [(bound method, agents)], precomputed: a callback no middleware
-        # implements costs one lookup
-        self._model_actions: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+        self._model_actions: OrderedDict[tuple[Any, ...], Any] = OrderedDict()  # see below
+        # callback -> [(coroutine function, agents it sees)], in the order they run
         self._stack: dict[str, list[tuple[Callable[..., Any], frozenset[str] | None]]] = {}
         for entry in self.entries:
             for callback in implemented_callbacks(entry.middleware):
