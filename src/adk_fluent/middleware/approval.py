@@ -37,6 +37,7 @@ from typing import Any
 
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware
+from adk_fluent.middleware.arguments import checked_callable
 
 NAME = "tool_approval"
 PENDING = "This tool call needs a person's approval; it has not run. Wait for the answer."
@@ -91,14 +92,7 @@ def _tool_names(tools: Any) -> frozenset[str] | None:
 
 
 def _checked_callable(value: Any, field: str, example: str) -> Any:
-    if value is not None and (not callable(value) or isinstance(value, type)):
-        raise BuildError(
-            f"{field} must be a function, not {describe_value(value)}",
-            agent=NAME,
-            field=field,
-            hint=example,
-        )
-    return value
+    return None if value is None else checked_callable(value, NAME, field, example)
 
 
 async def _value(result: Any) -> Any:

@@ -45,8 +45,10 @@ from adk_fluent.adk.compat import invocation_branch, invocation_of
 from adk_fluent.adk.context_view import ContextView
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware
+from adk_fluent.middleware.arguments import checked_callable, checked_count
 from adk_fluent.middleware.replies import METADATA_PREFIX, mark
 
+_ENTRIES_HINT = "e.g. max_entries=1024: the replies kept before the least recently used goes."
 _MAX_OPEN = 4096  # model calls in flight remembered at once (oldest dropped first)
 
 # GenerateContentConfig fields that do not change what the model answers
@@ -90,8 +92,8 @@ class InMemoryCacheStore:
     def __init__(
         self, max_entries: int = 1024, *, clock: Callable[[], float] = time.monotonic
     ) -> None:
-        _check_whole(max_entries, "InMemoryCacheStore", "max_entries")
-        _check_function(clock, "InMemoryCacheStore", "clock", "e.g. time.monotonic.")
+        checked_count(max_entries, "InMemoryCacheStore", "max_entries", least=1, hint=_ENTRIES_HINT)
+        checked_callable(clock, "InMemoryCacheStore", "clock", "e.g. time.monotonic.")
         self.max_entries = max_entries
         self.clock = clock
         self._entries: OrderedDict[str, tuple[float | None, str]] = OrderedDict()
@@ -373,26 +375,6 @@ class ResponseCache(Middleware):
 
 
 # -- the factory ------------------------------------------------------------------------------
-def _check_whole(value: Any, where: str, field: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise BuildError(
-            f"{field} must be a whole number of 1 or more, got {describe_value(value)}",
-            agent=where,
-            field=field,
-            hint=f"e.g. {field}=1024: the replies kept before the least recently used goes.",
-        )
-
-
-def _check_function(value: Any, where: str, field: str, hint: str) -> None:
-    if not callable(value) or isinstance(value, type):
-        raise BuildError(
-            f"{field} must be a function, got {describe_value(value)}",
-            agent=where,
-            field=field,
-            hint=hint,
-        )
-
-
 def cache(
     ttl: float | None = 300.0,
     *,
@@ -420,19 +402,19 @@ def cache(
             hint="e.g. ttl=300 (five minutes), or ttl=None for no expiry.",
         )
     if key is not None:
-        _check_function(
+        checked_callable(
             key,
             where,
             "key",
             "key=lambda request: ... returning a str (or None to leave a request uncached).",
         )
-    _check_whole(max_entries, where, "max_entries")
-    _check_function(clock, where, "clock", "a function returning seconds, e.g. time.monotonic.")
+    checked_count(max_entries, where, "max_entries", least=1, hint=_ENTRIES_HINT)
+    checked_callable(clock, where, "clock", "a function returning seconds, e.g. time.monotonic.")
     if store is None:
         store = InMemoryCacheStore(max_entries, clock=clock)
     elif isinstance(store, type) or not isinstance(store, CacheStore):
         raise BuildError(
-            f"store must have the methods get(key) and set(key, response, ttl), got "
+            f"store must have the methods get(key) and set(key, reply, ttl), got "
             f"{describe_value(store)}",
             agent=where,
             field="store",

@@ -24,13 +24,9 @@ from google.adk.models.registry import LLMRegistry
 
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware
+from adk_fluent.middleware.arguments import checked_exceptions
 from adk_fluent.middleware.replies import mark
-from adk_fluent.middleware.retry import (
-    EmptyModelReply,
-    checked_exceptions,
-    count_model_call,
-    one_reply,
-)
+from adk_fluent.middleware.retry import EmptyModelReply, count_model_call, one_reply
 
 _NAME = "fallback_model"
 _MODEL_HINT = (

@@ -43,6 +43,7 @@ from adk_fluent.adk.compat import invocation_branch
 from adk_fluent.adk.plugins.middleware import agent_path
 from adk_fluent.errors import BuildError, describe_value, did_you_mean
 from adk_fluent.ir.middleware import Middleware
+from adk_fluent.middleware.arguments import checked_callable
 from adk_fluent.middleware.replies import error_reply, mark, stop_run
 
 _MAX_OPEN = 4096  # model calls / invocations remembered at once (oldest dropped first)
@@ -129,16 +130,6 @@ def _choice(value: Any, choices: tuple[str, ...], where: str, field: str) -> Non
         field=field,
         hint=close or f"{field}={choices[0]!r} (the default) or {field}={choices[1]!r}.",
     )
-
-
-def _callable(value: Any, where: str, field: str, hint: str) -> None:
-    if not callable(value) or isinstance(value, type):
-        raise BuildError(
-            f"{field} must be a function, got {describe_value(value)}",
-            agent=where,
-            field=field,
-            hint=hint,
-        )
 
 
 # -- rate_limiter -----------------------------------------------------------------------------
@@ -340,8 +331,8 @@ def rate_limiter(
             "burst=1 (the default) spaces calls evenly; burst=5 lets 5 go at once after a pause.",
             whole=True,
         )
-    _callable(clock, where, "clock", "a function returning seconds, e.g. time.monotonic.")
-    _callable(sleep, where, "sleep", "an async function of seconds, e.g. asyncio.sleep.")
+    checked_callable(clock, where, "clock", "a function returning seconds, e.g. time.monotonic.")
+    checked_callable(sleep, where, "sleep", "an async function of seconds, e.g. asyncio.sleep.")
     return RateLimiter(
         calls_per_second,
         tokens_per_minute,

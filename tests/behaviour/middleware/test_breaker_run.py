@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
-from google.genai import types
 
 from adk_fluent import Agent, ExecutionConfig
 from adk_fluent.errors import RunError
@@ -20,6 +19,7 @@ from adk_fluent.middleware.breaker import circuit_breaker
 from adk_fluent.middleware.retry import retry
 from adk_fluent.testing import ScriptedModel, mock_backend
 from tests.conftest import fresh_db_service
+from tests.support.middleware import no_wait, text_of, user
 
 APP = "breaker_app"
 MODEL = "gemini-2.5-flash-scripted"  # ScriptedModel's default name
@@ -34,20 +34,6 @@ class FakeClock:
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
-
-
-async def no_wait(seconds: float) -> None:
-    return None
-
-
-def user(text: str) -> types.Content:
-    return types.Content(role="user", parts=[types.Part(text=text)])
-
-
-def text_of(event: Any) -> str | None:
-    parts = event.content.parts if event.content else None
-    texts = [p.text for p in parts or [] if p.text]
-    return "".join(texts) if texts else None
 
 
 class App:

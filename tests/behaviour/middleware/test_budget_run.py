@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 from google.adk.runners import Runner
-from google.genai import types
 
 from adk_fluent import Agent, ExecutionConfig
 from adk_fluent.errors import RunError
@@ -24,18 +23,9 @@ from adk_fluent.middleware.limits import (
 )
 from adk_fluent.testing import ScriptedModel, mock_backend
 from tests.conftest import fresh_db_service
+from tests.support.middleware import text_of, user
 
 TOKENS_PER_REPLY = 12  # ScriptedModel's usage: 8 prompt + 4 output tokens
-
-
-def user(text: str) -> types.Content:
-    return types.Content(role="user", parts=[types.Part(text=text)])
-
-
-def text_of(event: Any) -> str | None:
-    parts = event.content.parts if event.content else None
-    texts = [p.text for p in parts or [] if p.text]
-    return "".join(texts) if texts else None
 
 
 def three_agents(model: ScriptedModel | None = None) -> Any:

@@ -24,6 +24,7 @@ from adk_fluent.middleware.cache import cache
 from adk_fluent.middleware.replies import mark
 from adk_fluent.testing import ScriptedModel, call, mock_backend
 from tests.conftest import fresh_db_service, request_texts
+from tests.support.middleware import text_of, user
 
 HIT = "adk_fluent.cache"
 
@@ -34,16 +35,6 @@ class FakeClock:
 
     def __call__(self) -> float:
         return self.now
-
-
-def user(text: str) -> types.Content:
-    return types.Content(role="user", parts=[types.Part(text=text)])
-
-
-def text_of(event: Any) -> str | None:
-    parts = event.content.parts if event.content else None
-    texts = [p.text for p in parts or [] if p.text]
-    return "".join(texts) if texts else None
 
 
 async def runner_turn(

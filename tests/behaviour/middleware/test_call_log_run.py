@@ -20,6 +20,7 @@ from adk_fluent import Agent, ExecutionConfig
 from adk_fluent.middleware import Middleware
 from adk_fluent.middleware.call_log import CallLog, StructuredLog, log, structured_log
 from adk_fluent.testing import ScriptedModel, call
+from tests.support.middleware import user
 
 LOGGER = "adk_fluent.middleware"
 
@@ -35,10 +36,6 @@ class Ticks:
     def __call__(self) -> float:
         self.now += self.step
         return self.now
-
-
-def user(text: str) -> types.Content:
-    return types.Content(role="user", parts=[types.Part(text=text)])
 
 
 def scripted(model: ScriptedModel, name: str) -> Agent:

@@ -9,25 +9,15 @@ from typing import Any
 
 import pytest
 from google.adk.runners import Runner
-from google.genai import types
 
 from adk_fluent import Agent, ExecutionConfig
 from adk_fluent.middleware.fallback import fallback_model
 from adk_fluent.middleware.retry import retry
 from adk_fluent.testing import ScriptedModel, mock_backend
 from tests.conftest import fresh_db_service, request_texts
+from tests.support.middleware import text_of, user
 
 APP = "fallback_app"
-
-
-def user(text: str) -> types.Content:
-    return types.Content(role="user", parts=[types.Part(text=text)])
-
-
-def text_of(event: Any) -> str | None:
-    parts = event.content.parts if event.content else None
-    texts = [p.text for p in parts or [] if p.text]
-    return "".join(texts) if texts else None
 
 
 async def runner_turn(expr: Any, middleware: tuple[Any, ...], service: Any) -> list[Any]:

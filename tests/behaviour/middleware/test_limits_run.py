@@ -19,6 +19,7 @@ from adk_fluent import Agent, ExecutionConfig
 from adk_fluent.middleware import Middleware
 from adk_fluent.middleware.limits import rate_limiter
 from adk_fluent.testing import ScriptedModel, mock_backend, repeat
+from tests.support.middleware import user
 
 WAITED = "adk_fluent.rate_limiter"
 
@@ -55,10 +56,6 @@ class StartTimes(Middleware):
         self.starts.append((callback_context.agent_name, self.time.now))
         self.by_session[callback_context.session.id] = self.time.now
         self.sessions.append(callback_context.session.id)
-
-
-def user(text: str) -> types.Content:
-    return types.Content(role="user", parts=[types.Part(text=text)])
 
 
 def reply(text: str, total_tokens: int) -> LlmResponse:

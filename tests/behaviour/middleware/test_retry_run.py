@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 from google.adk.agents.run_config import RunConfig, StreamingMode
 from google.adk.runners import Runner
-from google.genai import types
 
 from adk_fluent import Agent, ExecutionConfig
 from adk_fluent.adk.compat import plugin_edits_are_stored
 from adk_fluent.middleware.retry import retry
 from adk_fluent.testing import ScriptedModel, call, mock_backend
 from tests.conftest import fresh_db_service, request_texts
+from tests.support.middleware import text_of, user
 
 APP = "retry_app"
 
@@ -31,16 +31,6 @@ class Sleeps:
 
     async def __call__(self, seconds: float) -> None:
         self.waits.append(seconds)
-
-
-def user(text: str) -> types.Content:
-    return types.Content(role="user", parts=[types.Part(text=text)])
-
-
-def text_of(event: Any) -> str | None:
-    parts = event.content.parts if event.content else None
-    texts = [p.text for p in parts or [] if p.text]
-    return "".join(texts) if texts else None
 
 
 async def runner_turn(

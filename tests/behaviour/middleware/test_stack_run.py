@@ -21,25 +21,16 @@ from adk_fluent.middleware import Middleware
 from adk_fluent.middleware.replies import mark
 from adk_fluent.testing import ScriptedModel, call
 from tests.conftest import fresh_db_service, request_texts
+from tests.support.middleware import text_of, user
 
 WAYS = ["runner", "run"]  # a plain ADK Runner over to_app(config), and expr.run(config=config)
 VISIBILITY_KEYS = ("adk_fluent.visibility", "adk_fluent.path")
-
-
-def user(text: str) -> types.Content:
-    return types.Content(role="user", parts=[types.Part(text=text)])
 
 
 def reply(text: str, usage: Any = None) -> LlmResponse:
     return LlmResponse(
         content=types.Content(role="model", parts=[types.Part(text=text)]), usage_metadata=usage
     )
-
-
-def text_of(event: Any) -> str | None:
-    parts = event.content.parts if event.content else None
-    texts = [p.text for p in parts or [] if p.text]
-    return "".join(texts) if texts else None
 
 
 def scripted(model: ScriptedModel, name: str) -> Agent:
