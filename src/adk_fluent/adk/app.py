@@ -52,7 +52,8 @@ def _middleware_and(
         return [visibility]
     from adk_fluent.adk.plugins.middleware import MiddlewarePlugin, stack_entries
 
-    entries, paths = stack_entries(root, compiler.renamed, config.middleware)
+    entries = stack_entries(root, compiler.renamed, config.middleware)
+    paths = {name: info.path for name, info in visibility.table.items()}
     return [MiddlewarePlugin(entries, tail=[visibility], paths=paths)]
 
 

@@ -41,8 +41,9 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 from pydantic import BaseModel
 
-from adk_fluent.adk.compat import invocation_branch, invocation_of
+from adk_fluent.adk.compat import invocation_of
 from adk_fluent.adk.context_view import ContextView
+from adk_fluent.adk.plugins.middleware import model_call
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware
 from adk_fluent.middleware.arguments import checked_callable, checked_count
@@ -324,14 +325,6 @@ class ResponseCache(Middleware):
                 return None
         return request_key(llm_request)
 
-    @staticmethod
-    def _call(callback_context: Any) -> tuple[Any, ...]:
-        return (
-            callback_context.invocation_id,
-            invocation_branch(callback_context),
-            callback_context.agent_name,
-        )
-
     async def before_model_callback(
         self, *, callback_context: Any, llm_request: LlmRequest
     ) -> LlmResponse | None:
@@ -343,7 +336,7 @@ class ResponseCache(Middleware):
             reply = reply_from(found)  # a new reply per hit: nothing shared between sessions
             reply.usage_metadata = _zero_usage()
             return mark(reply, "cache", "hit")  # type: ignore[no-any-return]
-        call = self._call(callback_context)
+        call = model_call(callback_context)
         self._open.pop(call, None)
         self._open[call] = key
         while len(self._open) > _MAX_OPEN:
@@ -355,7 +348,7 @@ class ResponseCache(Middleware):
     ) -> None:
         if getattr(llm_response, "partial", False):
             return None  # a streamed chunk: only the final reply is stored
-        key = self._open.pop(self._call(callback_context), None)
+        key = self._open.pop(model_call(callback_context), None)
         if key is not None and cacheable(llm_response):
             text = stored_text(llm_response)  # serialised now: later edits do not reach it
             if text is not None:
@@ -367,11 +360,11 @@ class ResponseCache(Middleware):
     ) -> None:
         # the call failed: a reply a later middleware gives in its place (retry, fallback_model)
         # is not the model's answer to this request, and is not stored
-        self._open.pop(self._call(callback_context), None)
+        self._open.pop(model_call(callback_context), None)
 
     async def after_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
         # a call that never ended (answered by a later middleware's before_model)
-        self._open.pop(self._call(callback_context), None)
+        self._open.pop(model_call(callback_context), None)
 
 
 # -- the factory ------------------------------------------------------------------------------

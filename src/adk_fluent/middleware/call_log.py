@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from adk_fluent.adk.compat import invocation_branch
-from adk_fluent.adk.plugins.middleware import agent_path
+from adk_fluent.adk.plugins.middleware import agent_path, model_call
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware
 
@@ -145,12 +145,7 @@ class CallLog(Middleware):
 
     @staticmethod
     def _model_key(callback_context: Any) -> tuple[Any, ...]:
-        return (
-            "model",
-            callback_context.invocation_id,
-            invocation_branch(callback_context),
-            callback_context.agent_name,
-        )
+        return ("model", *model_call(callback_context))
 
     @staticmethod
     def _tool_key(tool: Any, tool_context: Any) -> tuple[Any, ...]:

@@ -39,8 +39,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from adk_fluent.adk.compat import invocation_branch
-from adk_fluent.adk.plugins.middleware import agent_path
+from adk_fluent.adk.plugins.middleware import agent_path, model_call
 from adk_fluent.errors import BuildError, describe_value, did_you_mean
 from adk_fluent.ir.middleware import Middleware
 from adk_fluent.middleware.arguments import checked_callable
@@ -77,16 +76,6 @@ def reply_tokens(response: Any) -> int | None:
         )
     )
     return sum(count for count in counts if isinstance(count, int))
-
-
-def _call_key(callback_context: Any) -> tuple[Any, ...]:
-    """One model call in flight: calls of one agent in one branch of an invocation are
-    sequential, so this never mixes concurrent calls (FanOut branches, sessions at once)."""
-    return (
-        callback_context.invocation_id,
-        invocation_branch(callback_context),
-        callback_context.agent_name,
-    )
 
 
 def _remember(table: OrderedDict[Any, Any], key: Any, value: Any) -> None:
@@ -256,13 +245,13 @@ class RateLimiter(Middleware):
     async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
         name = self.bucket_name(llm_request)
         waited = await self.acquire(name)
-        _remember(self._open, _call_key(callback_context), (name, waited))
+        _remember(self._open, model_call(callback_context), (name, waited))
         return None
 
     async def after_model_callback(self, *, callback_context: Any, llm_response: Any) -> None:
         if getattr(llm_response, "partial", False):
             return None  # a streamed chunk: its call goes on (and carries no usage)
-        began = self._open.pop(_call_key(callback_context), None)
+        began = self._open.pop(model_call(callback_context), None)
         if began is None:  # a reply that replaced a failed call, or one we did not see begin
             return None
         name, waited = began
@@ -275,7 +264,7 @@ class RateLimiter(Middleware):
 
     async def after_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
         # a call that never ended (answered by a later middleware's before_model)
-        self._open.pop(_call_key(callback_context), None)
+        self._open.pop(model_call(callback_context), None)
 
 
 def rate_limiter(

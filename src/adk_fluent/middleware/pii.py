@@ -62,6 +62,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from adk_fluent.adk.artifact_content import content_as_part, content_from_part
 from adk_fluent.errors import AdkFluentError, BuildError, describe_value, did_you_mean
 from adk_fluent.ir.middleware import Middleware
 
@@ -337,10 +338,6 @@ def _redact_instruction(redactor: Redactor, value: Any, counts: Counter[str]) ->
     return value
 
 
-def _content_json(content: Any) -> str:
-    return json.dumps(content.model_dump(mode="json", exclude_none=True), sort_keys=True)
-
-
 def _digest(content: Any) -> str:
     """A short digest of a (redacted) message's text and function responses: what ties the
     stored user event to the artifact that holds its original."""
@@ -364,8 +361,6 @@ async def original_message(event: Any, *, artifact_service: Any, session: Any) -
     redacted (a google.genai Content), or None when the filter kept none for it."""
     if event.content is None or event.author != "user":
         return None
-    from google.genai import types
-
     part = await artifact_service.load_artifact(
         app_name=session.app_name,
         user_id=session.user_id,
@@ -374,7 +369,7 @@ async def original_message(event: Any, *, artifact_service: Any, session: Any) -
     )
     if part is None or part.inline_data is None:
         return None
-    return types.Content.model_validate(json.loads(part.inline_data.data))
+    return content_from_part(part)
 
 
 def _counts(counter: Counter[str]) -> dict[str, int]:
@@ -457,11 +452,7 @@ class PiiFilter(Middleware):
                     "all the same). Give the Runner an artifact service to keep it."
                 )
             return
-        from google.genai import types
-
-        part = types.Part.from_bytes(
-            data=_content_json(original).encode("utf-8"), mime_type="application/json"
-        )
+        part = content_as_part(original)
         await service.save_artifact(
             app_name=ctx.app_name,
             user_id=ctx.user_id,

@@ -19,6 +19,7 @@ from adk_fluent.adk.plugins.middleware import (
     installed_plugin_callbacks,
     stack_entries,
 )
+from adk_fluent.analysis.visibility import infer_visibility_table
 from adk_fluent.errors import BuildError
 from adk_fluent.ir.middleware import (
     RUN_CALLBACKS,
@@ -131,7 +132,9 @@ def agents_of(entries: list[StackEntry], middleware: Any) -> frozenset[str] | No
 
 def test_a_scope_covers_the_named_agent_or_the_composites_subtree_with_its_agent_tools():
     one, composite, app = Rec(scope="closer"), Rec(scope="team"), Rec()
-    entries, paths = stack_entries(tree().to_ir(), {}, [one, composite, app])
+    entries = stack_entries(tree().to_ir(), {}, [one, composite, app])
+    # the plugin's agent paths are the visibility table's (adk/app.py hands them over)
+    paths = {name: info.path for name, info in infer_visibility_table(tree().to_ir()).items()}
     assert agents_of(entries, one) == {"closer"}
     assert {"team", "lead", "helper", "closer"} <= agents_of(entries, composite)
     assert "first" not in agents_of(entries, composite)
@@ -148,7 +151,7 @@ def test_a_nodes_middleware_sees_its_subtree_the_roots_sees_everything():
         .middleware(on_team, narrowed)
     )
     root = (Agent("first") >> team).named("root").middleware(on_root)
-    entries, _ = stack_entries(root.to_ir(), {}, [])
+    entries = stack_entries(root.to_ir(), {}, [])
     assert agents_of(entries, on_root) is None
     assert {"lead", "helper", "closer"} <= agents_of(entries, on_team)
     assert "first" not in agents_of(entries, on_team)

@@ -40,7 +40,7 @@ from adk_fluent.ir.middleware import (
     middleware_name,
     scope_names,
 )
-from adk_fluent.ir.nodes import NativeAgentNode, Node, iter_paths
+from adk_fluent.ir.nodes import NativeAgentNode, Node
 
 PLUGIN_NAME = "adk_fluent_middleware"
 
@@ -107,8 +107,10 @@ def agent_path(agent_name: str) -> str:
 _CALLS_REMEMBERED = 4096  # model calls in flight at once whose before_model actions are kept
 
 
-def _call_key(callback_context: Any) -> tuple[Any, ...]:
-    """One agent's model call in flight: an agent makes one model call at a time per branch."""
+def model_call(callback_context: Any) -> tuple[Any, ...]:
+    """A key for one model call in flight, the same from its before_model to its after_model
+    (or on_model_error): calls of one agent in one branch of an invocation are sequential, so
+    concurrent calls (parallel branches, sessions at once) never share one."""
     ctx = invocation_of(callback_context)
     return (
         getattr(ctx, "invocation_id", None),
@@ -144,7 +146,7 @@ class MiddlewarePlugin(BasePlugin):
         entries: Sequence[StackEntry],
         *,
         tail: Sequence[BasePlugin] = (),
-        paths: dict[str, str] | None = None,
+        paths: dict[str, str] | None = None,  # agent name -> path (the visibility table's)
     ) -> None:
         super().__init__(name=PLUGIN_NAME)
         self.entries = tuple(sorted(entries, key=lambda entry: entry.sort_key))
@@ -303,12 +305,12 @@ class MiddlewarePlugin(BasePlugin):
         actions = event_actions_of(callback_context)
         if actions is None:
             return
-        self._model_actions[_call_key(callback_context)] = actions
+        self._model_actions[model_call(callback_context)] = actions
         while len(self._model_actions) > _CALLS_REMEMBERED:
             self._model_actions.popitem(last=False)
 
     def _carry_model_state(self, callback_context: Any, llm_response: Any) -> None:
-        key = _call_key(callback_context)
+        key = model_call(callback_context)
         target = self._model_actions.get(key)
         if not getattr(llm_response, "partial", False):
             self._model_actions.pop(key, None)
@@ -354,23 +356,17 @@ def _check_installed(middleware: Any, where: str | None) -> None:
 
 
 class _Tree:
-    """Name lookups over an IR tree for scopes: each name's subtree, and every agent's path."""
+    """Name lookups over an IR tree for scopes: each name's subtree."""
 
     def __init__(self, root: Node, renamed: dict[str, str]) -> None:
         self.renamed = renamed
-        self.paths: dict[str, str] = {}
         self.nodes: dict[str, list[Node]] = {}
         self.native_names: dict[str, Node] = {}  # an agent inside a native tree -> its node
-        for path, node in iter_paths(root):
-            self.paths.setdefault(node.name, "/".join(path))
+        for node in root.walk():
             self.nodes.setdefault(node.name, []).append(node)
             if isinstance(node, NativeAgentNode):
                 for name in node.agent_names:
                     self.native_names.setdefault(name, node)
-                    self.paths.setdefault(name, "/".join((*path, name)))
-        for compiled, original in renamed.items():
-            if original in self.paths:
-                self.paths.setdefault(compiled, self.paths[original])
 
     def names(self) -> set[str]:
         return set(self.nodes) | set(self.native_names)
@@ -415,9 +411,9 @@ class _Tree:
 
 def stack_entries(
     root: Node, renamed: dict[str, str], app_middleware: Iterable[Any]
-) -> tuple[list[StackEntry], dict[str, str]]:
+) -> list[StackEntry]:
     """The stack of a tree: the app's middleware (ExecutionConfig) and every node's, each with
-    the agents it sees; and every agent's path. Refuses, naming the middleware and where it was
+    the agents it sees. Refuses, naming the middleware and where it was
     given, what cannot run: no callbacks, a callback the installed ADK lacks, an unknown scope."""
     tree = _Tree(root, renamed)
     entries: list[StackEntry] = []
@@ -449,7 +445,7 @@ def stack_entries(
                     )
                 agents = narrowed
             entries.append(_entry(middleware, agents, len(entries), node.name))
-    return entries, tree.paths
+    return entries
 
 
 def _entry(

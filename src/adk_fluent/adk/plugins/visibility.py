@@ -32,13 +32,13 @@ state / artifact delta always reach the client.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections import OrderedDict
 from typing import Any
 
 from google.adk.plugins.base_plugin import BasePlugin
 
+from adk_fluent.adk.artifact_content import content_as_part, content_from_part
 from adk_fluent.adk.compat import plugin_edits_are_stored
 from adk_fluent.adk.event_visibility import (
     HIDDEN_CONTENT,
@@ -54,20 +54,6 @@ from adk_fluent.errors import AdkFluentError
 
 logger = logging.getLogger("adk_fluent.visibility")
 _CACHED_CONTENTS = 1024  # hidden texts kept in memory, so each turn does not reload them all
-_MIME = "application/json"
-
-
-def _content_part(content: Any) -> Any:
-    from google.genai import types
-
-    payload = json.dumps(content.model_dump(mode="json", exclude_none=True))
-    return types.Part.from_bytes(data=payload.encode("utf-8"), mime_type=_MIME)
-
-
-def _content_from_part(part: Any) -> Any:
-    from google.genai import types
-
-    return types.Content.model_validate(json.loads(part.inline_data.data))
 
 
 async def restore_content(event: Any, *, artifact_service: Any = None, session: Any = None) -> Any:
@@ -105,7 +91,7 @@ async def restore_content(event: Any, *, artifact_service: Any = None, session: 
             f"(version {ref.get('version')}) is not in this artifact service."
             "\n  hint: pass the artifact service the Runner that stored the session used."
         )
-    return event.model_copy(update={"content": _content_from_part(part)})
+    return event.model_copy(update={"content": content_from_part(part)})
 
 
 class VisibilityPlugin(BasePlugin):
@@ -163,7 +149,7 @@ class VisibilityPlugin(BasePlugin):
                     user_id=ctx.user_id,
                     session_id=ctx.session.id,
                     filename=filename,
-                    artifact=_content_part(event.content),
+                    artifact=content_as_part(event.content),
                 )
             except Exception:  # never lose the text: fall back to metadata, say so
                 logger.exception(
@@ -221,7 +207,7 @@ class VisibilityPlugin(BasePlugin):
                     event.author,
                 )
                 return event
-            content = _content_from_part(part)
+            content = content_from_part(part)
             self._remember(key, content)
         else:
             self._contents.move_to_end(key)
