@@ -43,7 +43,7 @@ from pydantic import BaseModel
 
 from adk_fluent.adk.compat import invocation_of
 from adk_fluent.adk.context_view import ContextView
-from adk_fluent.adk.plugins.middleware import model_call
+from adk_fluent.adk.plugins.middleware import model_call, remember
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware
 from adk_fluent.middleware.arguments import checked_callable, checked_count
@@ -115,10 +115,7 @@ class InMemoryCacheStore:
 
     async def set(self, key: str, reply: str, ttl: float | None) -> None:
         expires = None if ttl is None else self.clock() + ttl
-        self._entries.pop(key, None)
-        self._entries[key] = (expires, reply)
-        while len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)
+        remember(self._entries, key, (expires, reply), self.max_entries)
 
 
 # -- the key ----------------------------------------------------------------------------------
@@ -336,11 +333,7 @@ class ResponseCache(Middleware):
             reply = reply_from(found)  # a new reply per hit: nothing shared between sessions
             reply.usage_metadata = _zero_usage()
             return mark(reply, "cache", "hit")  # type: ignore[no-any-return]
-        call = model_call(callback_context)
-        self._open.pop(call, None)
-        self._open[call] = key
-        while len(self._open) > _MAX_OPEN:
-            self._open.popitem(last=False)
+        remember(self._open, model_call(callback_context), key, _MAX_OPEN)
         return None
 
     async def after_model_callback(

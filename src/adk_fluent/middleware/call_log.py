@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from adk_fluent.adk.compat import invocation_branch
-from adk_fluent.adk.plugins.middleware import agent_path, model_call
+from adk_fluent.adk.plugins.middleware import agent_path, model_call, remember
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware
 
@@ -129,10 +129,7 @@ class CallLog(Middleware):
 
     # -- timings -----------------------------------------------------------------------------
     def _begin(self, key: tuple[Any, ...], model: str | None = None) -> None:
-        self._open.pop(key, None)
-        self._open[key] = (self.clock(), model)
-        while len(self._open) > _MAX_OPEN:
-            self._open.popitem(last=False)
+        remember(self._open, key, (self.clock(), model), _MAX_OPEN)
 
     def _end(self, key: tuple[Any, ...]) -> tuple[float | None, str | None, bool]:
         """(duration in ms, model name, whether the call was seen beginning)."""

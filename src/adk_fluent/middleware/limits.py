@@ -39,7 +39,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from adk_fluent.adk.plugins.middleware import agent_path, model_call
+from adk_fluent.adk.plugins.middleware import agent_path, model_call, remember
 from adk_fluent.errors import BuildError, describe_value, did_you_mean
 from adk_fluent.ir.middleware import Middleware
 from adk_fluent.middleware.arguments import checked_callable
@@ -76,13 +76,6 @@ def reply_tokens(response: Any) -> int | None:
         )
     )
     return sum(count for count in counts if isinstance(count, int))
-
-
-def _remember(table: OrderedDict[Any, Any], key: Any, value: Any) -> None:
-    table.pop(key, None)
-    table[key] = value
-    while len(table) > _MAX_OPEN:
-        table.popitem(last=False)
 
 
 def _is_number(value: Any) -> bool:
@@ -245,7 +238,7 @@ class RateLimiter(Middleware):
     async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
         name = self.bucket_name(llm_request)
         waited = await self.acquire(name)
-        _remember(self._open, model_call(callback_context), (name, waited))
+        remember(self._open, model_call(callback_context), (name, waited), _MAX_OPEN)
         return None
 
     async def after_model_callback(self, *, callback_context: Any, llm_response: Any) -> None:
@@ -398,7 +391,7 @@ class TokenBudget(Middleware):
         invocation_id = callback_context.invocation_id
         if self.per == "invocation":
             total = self._invocations.get(invocation_id, 0) + tokens
-            _remember(self._invocations, invocation_id, total)
+            remember(self._invocations, invocation_id, total, _MAX_OPEN)
         else:
             total = self.spent(callback_context) + tokens
         callback_context.state[self.state_key] = total

@@ -34,6 +34,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.adk.tools.base_tool import BaseTool
 
 from adk_fluent.adk.compat import invocation_of
+from adk_fluent.adk.plugins.middleware import remember
 from adk_fluent.errors import BuildError
 from adk_fluent.ir.middleware import Middleware
 from adk_fluent.middleware.arguments import (
@@ -256,9 +257,7 @@ class Retry(Middleware):
     def _remember_tool_mark(self, call_id: str | None, tool: BaseTool, attempts: int) -> None:
         if not call_id:
             return
-        self._tool_marks[call_id] = (tool.name, attempts)
-        while len(self._tool_marks) > _MAX_PENDING_TOOL_MARKS:
-            self._tool_marks.popitem(last=False)
+        remember(self._tool_marks, call_id, (tool.name, attempts), _MAX_PENDING_TOOL_MARKS)
 
     async def on_event_callback(self, *, invocation_context: Any, event: Any) -> Any:
         """Mark the function-response event of a retried tool call `adk_fluent.retry`: {"attempts":

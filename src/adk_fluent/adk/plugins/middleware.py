@@ -119,6 +119,15 @@ def model_call(callback_context: Any) -> tuple[Any, ...]:
     )
 
 
+def remember(table: OrderedDict[Any, Any], key: Any, value: Any, limit: int) -> None:
+    """Put `key` last in a bounded table, dropping the oldest entries beyond `limit`: what
+    middleware keeps per call in flight is bounded even when some calls never end."""
+    table.pop(key, None)
+    table[key] = value
+    while len(table) > limit:
+        table.popitem(last=False)
+
+
 async def _nothing(**kwargs: Any) -> None:
     return None
 
@@ -305,9 +314,7 @@ class MiddlewarePlugin(BasePlugin):
         actions = event_actions_of(callback_context)
         if actions is None:
             return
-        self._model_actions[model_call(callback_context)] = actions
-        while len(self._model_actions) > _CALLS_REMEMBERED:
-            self._model_actions.popitem(last=False)
+        remember(self._model_actions, model_call(callback_context), actions, _CALLS_REMEMBERED)
 
     def _carry_model_state(self, callback_context: Any, llm_response: Any) -> None:
         key = model_call(callback_context)
