@@ -359,6 +359,13 @@ def original_artifact_name(invocation_id: str, redacted: Any) -> str:
 async def original_message(event: Any, *, artifact_service: Any, session: Any) -> Any:
     """The original of a stored user message that `pii_filter(keep_original="artifact")`
     redacted (a google.genai Content), or None when the filter kept none for it."""
+    if artifact_service is None or session is None:
+        raise AdkFluentError(
+            f"original_message needs the artifact service and the stored session of event "
+            f"{getattr(event, 'id', '?')}: the original is a session artifact."
+            "\n  hint: await original_message(event, artifact_service=runner.artifact_service, "
+            "session=session)."
+        )
     if event.content is None or event.author != "user":
         return None
     part = await artifact_service.load_artifact(

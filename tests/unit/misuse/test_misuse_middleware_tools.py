@@ -6,12 +6,23 @@ from __future__ import annotations
 import pytest
 
 from adk_fluent.middleware.approval import tool_approval
-from adk_fluent.middleware.pii import pii_filter
+from adk_fluent.middleware.pii import original_message, pii_filter
 from tests.support.misuse import case, check, ids
 
 
 def refund(amount: int) -> dict:
     return {"refunded": amount}
+
+
+def _stored_user_event():
+    from google.adk.events.event import Event
+    from google.genai import types
+
+    return Event(
+        author="user",
+        invocation_id="i1",
+        content=types.Content(role="user", parts=[types.Part(text="I am [email]")]),
+    )
 
 
 CASES = [
@@ -29,6 +40,13 @@ CASES = [
     case("mw-approval-priority-bool", lambda: tool_approval(priority=False), "priority", "int"),
     case("mw-approval-scope-empty", lambda: tool_approval(scope=()), "scope", "agent name"),
     # pii_filter: patterns and detector
+    case(
+        "mw-pii-original-message-without-the-artifact-service",
+        lambda: original_message(_stored_user_event(), artifact_service=None, session=None),
+        "original_message",
+        "artifact service",
+        "runner.artifact_service",
+    ),
     case(
         "mw-pii-patterns-unknown-name",
         lambda: pii_filter(patterns=("emial",)),
