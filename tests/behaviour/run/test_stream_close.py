@@ -85,7 +85,12 @@ async def test_cancelling_the_reader_cancels_the_model_call_and_leaves_nothing_p
             raise
 
     reader = asyncio.create_task(Agent("slow", ScriptedModel([slow])).run("go"))
-    await started.wait()
+    # the run failing before the model call must fail the test, not leave it waiting forever
+    waiting = asyncio.create_task(started.wait())
+    await asyncio.wait({reader, waiting}, return_when=asyncio.FIRST_COMPLETED)
+    if reader.done():
+        waiting.cancel()
+        reader.result()  # raises what ended the run
     reader.cancel()
     with pytest.raises(asyncio.CancelledError):
         await reader
