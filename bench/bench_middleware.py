@@ -101,7 +101,7 @@ def _resilience_stack() -> tuple[Any, ...]:
     )
 
 
-async def _turn(runner: Any) -> list[Any]:
+async def new_turn(runner: Any) -> list[Any]:
     """A new session and one turn, with a prompt no earlier turn had (a cache never hits)."""
     from google.genai import types
 
@@ -148,13 +148,13 @@ async def measure(repeat: int, warmup: int) -> dict[str, list[float]]:
         ),
     }
     # the same work everywhere: same final answer, same authors, nothing cut short
-    checked = {name: await _turn(runner) for name, runner in runners.items()}
+    checked = {name: await new_turn(runner) for name, runner in runners.items()}
     authors = {name: [e.author for e in events] for name, events in checked.items()}
     assert len({tuple(a) for a in authors.values()}) == 1, authors
     assert {_text(events) for events in checked.values()} == {"Your trip to Paris is booked."}
 
     variants: dict[str, Callable[[], Awaitable[object]]] = {
-        name: (lambda runner=runner: _turn(runner)) for name, runner in runners.items()
+        name: (lambda runner=runner: new_turn(runner)) for name, runner in runners.items()
     }
     return await interleave_async(variants, repeat=repeat, warmup=warmup)
 

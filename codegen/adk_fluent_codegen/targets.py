@@ -52,6 +52,8 @@ class BuilderTarget:
     adk_class: str
     speaks: str  # by_position | always | never
     children: str  # none | sequence | repeat | branches | delegates
+    # adk-fluent's extensions on this node type only, after IR_EXTENSIONS (same tuple shape)
+    extensions: tuple[tuple[str, str, str, str], ...] = ()
 
     @property
     def node(self) -> str:
@@ -70,7 +72,19 @@ class BuilderTarget:
 
 
 BUILDER_TARGETS: tuple[BuilderTarget, ...] = (
-    BuilderTarget("LlmAgent", speaks="by_position", children="delegates"),
+    BuilderTarget(
+        "LlmAgent",
+        speaks="by_position",
+        children="delegates",
+        extensions=(
+            (
+                "model_selector",
+                "Any",
+                "None",
+                "cost-aware model policy (`.model_select()`), a ModelSelectorNode",
+            ),
+        ),
+    ),
     BuilderTarget("SequentialAgent", speaks="never", children="sequence"),
     BuilderTarget("ParallelAgent", speaks="never", children="branches"),
     BuilderTarget("LoopAgent", speaks="never", children="repeat"),

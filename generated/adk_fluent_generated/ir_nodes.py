@@ -91,6 +91,7 @@ class LlmAgentNode(Node):
     produces_type: Any = None  # pydantic model this node produces (`.produces()`)
     consumes_type: Any = None  # pydantic model this node consumes (`.consumes()`)
     context: Any = None  # context spec (the C module), if any
+    model_selector: Any = None  # cost-aware model policy (`.model_select()`), a ModelSelectorNode
 
 
 class SequentialAgentNode(Node):

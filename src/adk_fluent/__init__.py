@@ -31,6 +31,18 @@ _EXPORTS = {
     "CompactionConfig": "ir.options",
     "ExecutionConfig": "ir.options",
     "Middleware": "ir.middleware",
+    "ModelPrice": "ir.prices",
+    "Prices": "ir.prices",
+    "ModelCandidate": "ir.model_selection",
+    "ModelSelectorNode": "ir.model_selection",
+    "otel_enrichment": "telemetry.enrichment",
+    "estimate_cost": "analysis.cost",
+    "TrafficAssumptions": "analysis.cost",
+    "CostModel": "analysis.cost",
+    "NodeCost": "analysis.cost",
+    "cost_attribution": "telemetry.cost",
+    "usage": "telemetry.usage",
+    "UsageReport": "telemetry.usage",
     "C": "api.context",
     "ContextSpec": "ir.context_spec",
     "ContractReport": "analysis.contracts",
@@ -98,6 +110,7 @@ __all__ = [
     "ContextSpec",
     "ContractError",
     "ContractReport",
+    "CostModel",
     "DuplicateNameError",
     "EmptyCompositeError",
     "ExecutionConfig",
@@ -110,9 +123,14 @@ __all__ = [
     "LoopExit",
     "MapOver",
     "Middleware",
+    "ModelCandidate",
+    "ModelPrice",
+    "ModelSelectorNode",
     "Native",
+    "NodeCost",
     "Pipeline",
     "Preset",
+    "Prices",
     "Race",
     "ReadOnlyState",
     "Route",
@@ -131,19 +149,24 @@ __all__ = [
     "Tap",
     "Temp",
     "Timeout",
+    "TrafficAssumptions",
     "UnknownSetterError",
     "Until",
+    "UsageReport",
     "UserScoped",
     "agent",
     "check_all",
     "check_contracts",
     "close_session_stores",
+    "cost_attribution",
+    "estimate_cost",
     "exit_when",
     "final_text",
     "gate",
     "infer_visibility",
     "loop_until",
     "map_over",
+    "otel_enrichment",
     "per_call",
     "race",
     "register_check",
@@ -153,6 +176,7 @@ __all__ = [
     "timeout",
     "unregister_check",
     "until",
+    "usage",
 ]
 __version__ = "0.1.0"
 
@@ -165,6 +189,7 @@ if TYPE_CHECKING:
         registered_checks,
         unregister_check,
     )
+    from adk_fluent.analysis.cost import CostModel, NodeCost, TrafficAssumptions, estimate_cost
     from adk_fluent.analysis.visibility import infer_visibility
     from adk_fluent.api.agent import Agent
     from adk_fluent.api.agent_tool import AgentTool
@@ -226,11 +251,16 @@ if TYPE_CHECKING:
     )
     from adk_fluent.ir.context_spec import ContextSpec
     from adk_fluent.ir.middleware import Middleware
+    from adk_fluent.ir.model_selection import ModelCandidate, ModelSelectorNode
     from adk_fluent.ir.options import BuildOptions, CompactionConfig, ExecutionConfig
+    from adk_fluent.ir.prices import ModelPrice, Prices
     from adk_fluent.ir.state_keys import StateFieldRef
     from adk_fluent.ir.steps import ReadOnlyState
     from adk_fluent.run.events import AgentEvent, final_text
     from adk_fluent.run.stores import close_session_stores
+    from adk_fluent.telemetry.cost import cost_attribution
+    from adk_fluent.telemetry.enrichment import otel_enrichment
+    from adk_fluent.telemetry.usage import UsageReport, usage
 
 
 def __getattr__(name: str) -> Any:

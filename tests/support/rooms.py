@@ -20,6 +20,7 @@ ROOMS = {
     "adk_fluent.api": 6,
     "adk_fluent.testing": 6,
     "adk_fluent.middleware": 5,  # the built-ins; ir.middleware is the protocol, adk.plugins the plugin
+    "adk_fluent.telemetry": 5,  # span enrichment and cost attribution (middleware too)
     "adk_fluent.run": 4,
     "adk_fluent.adk": 3,
     "adk_fluent.analysis": 2,
@@ -27,7 +28,13 @@ ROOMS = {
     "adk_fluent_generated": 0,
     "adk_fluent.errors": 0,
 }
-ADK_ROOMS = ("adk_fluent.adk", "adk_fluent.run", "adk_fluent.middleware", "adk_fluent.testing")
+ADK_ROOMS = (
+    "adk_fluent.adk",
+    "adk_fluent.run",
+    "adk_fluent.middleware",
+    "adk_fluent.telemetry",
+    "adk_fluent.testing",
+)
 CODEGEN_TOOLS = ("jinja2", "libcst", "typer", "ruff", "deepdiff")
 
 

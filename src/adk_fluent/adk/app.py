@@ -51,10 +51,12 @@ def _middleware_and(
     if not config.middleware and not any(node.middleware for node in root.walk()):
         return [visibility]
     from adk_fluent.adk.plugins.middleware import MiddlewarePlugin, stack_entries
+    from adk_fluent.analysis.node_facts import node_facts
 
     entries = stack_entries(root, compiler.renamed, config.middleware)
     paths = {name: info.path for name, info in visibility.table.items()}
-    return [MiddlewarePlugin(entries, tail=[visibility], paths=paths)]
+    facts = node_facts(root, compiler.renamed)
+    return [MiddlewarePlugin(entries, tail=[visibility], paths=paths, facts=facts)]
 
 
 def _check_app_name(name: str) -> None:

@@ -163,6 +163,20 @@ def event_actions_of(callback_context: Any) -> Any:
     return getattr(callback_context, "_event_actions", None)
 
 
+@functools.cache
+def adk_records_token_metrics() -> bool:
+    """Whether the installed ADK records model token usage as OpenTelemetry metrics itself
+    (ADK 2.x, meter `gcp.vertex.agent`), so adk-fluent's cost attribution adds cost only and
+    never counts tokens twice. Asked of ADK's private telemetry module: no public API says it."""
+    try:
+        import importlib
+
+        module = importlib.import_module("google.adk.telemetry._metrics")
+    except ImportError:
+        return False
+    return callable(getattr(module, "record_client_token_usage", None))
+
+
 def invocation_branch(callback_context: Any) -> str | None:
     """The branch of the invocation a callback runs in (parallel isolation)."""
     return getattr(invocation_of(callback_context), "branch", None)

@@ -292,9 +292,13 @@ class Compiler(ir.NodeVisitor[Any]):
         if isinstance(node, ir.LlmAgentNode):
             if node.attached:
                 kwargs["tools"] = self.tools(node)
+            model = self.model_for(node.name) if self.model_for is not None else None
+            if node.model_selector is not None:  # before the C view, which goes in front of it
+                from adk_fluent.adk.model_selection import install_model_selection
+
+                install_model_selection(node, kwargs, scripted=model is not None)
             if node.context is not None:
                 _install_context(node, kwargs)
-            model = self.model_for(node.name) if self.model_for is not None else None
             if model is not None:
                 kwargs["model"] = model
         try:

@@ -69,7 +69,9 @@ class _Drawing(ir.NodeVisitor[Ends]):
 
     def visit_llm_agent(self, node: ir.LlmAgentNode) -> Ends:
         writes = f"<br/>writes: {', '.join(sorted(node.writes_keys))}" if node.writes_keys else ""
-        entry, exit_ = self.box(node, '["{label}"]', f"{node.name}{writes}")
+        selector = node.model_selector  # .model_select(): the policy that picks each call's model
+        model = f"<br/>model: {selector.describe()}" if selector is not None else ""
+        entry, exit_ = self.box(node, '["{label}"]', f"{node.name}{model}{writes}")
         for child in node.children:  # delegates: LLM-driven transfer
             c_in, _ = self.visit(child)
             self.edge(entry, c_in, "-. transfer .->")

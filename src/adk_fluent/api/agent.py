@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Self
 
@@ -20,6 +21,7 @@ from adk_fluent.api.inject import check_resources, inject_tools
 from adk_fluent.errors import AdkFluentWarning, BuildError
 from adk_fluent.ir.context_spec import ContextSpec
 from adk_fluent.ir.instruction_keys import template_reads
+from adk_fluent.ir.model_selection import ModelCandidate, ModelSelectorNode, model_selector
 from adk_fluent.ir.state_keys import check_key
 
 if TYPE_CHECKING:
@@ -175,6 +177,7 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
     _context: ContextSpec | None = None
     _spelling: tuple[tuple[str, str], ...] = ()  # (field, the method that last set it)
     _resources: Mapping[str, Any] = MappingProxyType({})  # .inject(): parameter -> resource
+    _model_selector: ModelSelectorNode | None = None  # .model_select(): the model policy
 
     def __init__(self, name: str, model: Any = None) -> None:
         super().__init__(name, None)
@@ -304,6 +307,77 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
             )
         return self._copy(_context=spec)
 
+    def model_select(
+        self,
+        strategy: str,
+        candidates: Any,
+        *,
+        budget_key: str | None = None,
+        fallback_model: str | None = None,
+        requires: Any = (),
+        prices: Any = None,
+        expected_output_tokens: int = 500,
+    ) -> Self:
+        """Pick this agent's model per call by a policy (docs/telemetry.md).
+
+        `strategy` is "cost_optimized" (the cheapest candidate), "quality_optimized" (the
+        highest `quality_tier`) or "budget_bounded" (the best tier whose estimated cost fits
+        `state[budget_key]`, in USD; `fallback_model` once none fits). `candidates` are
+        ModelCandidates or model names; a candidate lacking a capability in `requires`, too
+        small for the request (`max_input_tokens`) or whose `condition` says no is skipped.
+        `prices` adds to or replaces the default price table; `expected_output_tokens` is the
+        output assumed when comparing costs before a call. Calling it again replaces the policy.
+
+        Each model call sets the request's model to the pick, so every candidate must be served
+        by the same ADK model class as the agent's model (e.g. Gemini names for a Gemini agent);
+        the build refuses others."""
+        if isinstance(candidates, ModelCandidate | str):
+            candidates = (candidates,)
+        if not isinstance(candidates, list | tuple):
+            raise BuildError(
+                f"candidates must be a list of ModelCandidates or model names, not "
+                f"{describe_value(candidates)}",
+                agent=self._name,
+                field="candidates",
+                hint='e.g. [ModelCandidate("gemini-2.5-flash"), '
+                'ModelCandidate("gemini-2.5-pro", quality_tier=2)].',
+            )
+        if requires is None:
+            requires = ()
+        elif isinstance(requires, str):
+            requires = (requires,)
+        wrong: Any = requires
+        if isinstance(requires, list | tuple | set | frozenset):
+            wrong = next((r for r in requires if not isinstance(r, str) or not r), None)
+        if wrong is not None:
+            raise BuildError(
+                f"requires must be capability names, not {describe_value(wrong)}",
+                agent=self._name,
+                field="requires",
+                hint="e.g. requires={'vision'}, matched against ModelCandidate(..., "
+                "capabilities={'vision'}).",
+            )
+        selector = model_selector(
+            self._name,
+            strategy,
+            candidates,
+            budget_key=budget_key,
+            fallback_model=fallback_model,
+            requires=requires,
+            prices=prices,
+            expected_output_tokens=expected_output_tokens,
+        )
+        if budget_key is not None:  # a state key like any other (the S steps' rules)
+            check_key(
+                budget_key,
+                "model_select(budget_key=)",
+                agent=self._name,
+                field="budget_key",
+                hint="name the state key holding the budget left in USD, e.g. "
+                "budget_key='budget_usd'.",
+            )
+        return self._copy(_model_selector=selector)
+
     def produces(self, model: type) -> Self:
         """Declare the pydantic model this agent's output satisfies (its fields become written keys)."""
         self._check_model_class(model, "produces")
@@ -415,6 +489,12 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
         if self._context is not None:
             reads |= self._context.reads_keys
             extras["context"] = self._context
+        selector = self._model_selector
+        if selector is not None:
+            if selector.name != self._name:  # .clone('new_name') after .model_select()
+                selector = replace(selector, name=self._name)
+            reads |= selector.reads_keys  # the budget key: the contract checker sees the read
+            extras["model_selector"] = selector
         if self._delegates:
             extras["children"] = tuple(agent.to_ir() for agent in self._delegates)
         if reads:

@@ -1,7 +1,9 @@
-"""The `adk-fluent` command: check or draw a pipeline defined in your code.
+"""The `adk-fluent` command: check or draw a pipeline defined in your code, or report what a
+stored session's runs cost.
 
     adk-fluent check examples.contracts_example:pipeline [--strict] [--json] [--verbose]
     adk-fluent visualize examples.contracts_example:pipeline
+    adk-fluent report --store sqlite:///sessions.db --app shop [--session s1] [--all] [--json]
 
 `module:attr` is imported with the current directory first on sys.path (as `python -m` does),
 so a module in your project (or a file in a folder without __init__.py) is found. Exit codes:
@@ -22,6 +24,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from adk_fluent.cli.report import ReportError
 from adk_fluent.errors import AdkFluentError, did_you_mean
 
 EXIT_OK, EXIT_ISSUES, EXIT_TARGET = 0, 1, 2
@@ -181,7 +184,8 @@ def _visualize(args: argparse.Namespace) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="adk-fluent", description="Check or draw an adk-fluent pipeline."
+        prog="adk-fluent",
+        description="Check or draw an adk-fluent pipeline, or report what its runs cost.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     check = commands.add_parser(
@@ -207,6 +211,10 @@ def _parser() -> argparse.ArgumentParser:
     draw = commands.add_parser("visualize", help="print the pipeline as a mermaid flowchart")
     draw.add_argument("target", help="module:attr naming the pipeline")
     draw.set_defaults(run=_visualize)
+    from adk_fluent.cli.report import add_parser, run_report
+
+    add_parser(commands)
+    commands.choices["report"].set_defaults(run=run_report)
     return parser
 
 
@@ -220,7 +228,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             # and it would bury the report or the one-line error.
             warnings.filterwarnings("ignore", message=r"\[EXPERIMENTAL\]", category=UserWarning)
             code: int = args.run(args)
-    except TargetError as error:
+    except (TargetError, ReportError) as error:
         print(f"adk-fluent {args.command}: {error}", file=sys.stderr)
         return EXIT_TARGET
     except AdkFluentError as error:

@@ -10,6 +10,7 @@ from adk_fluent.testing.scripted import (
     delay,
     repeat,
     text,
+    with_usage,
 )
 
 __all__ = [
@@ -24,4 +25,5 @@ __all__ = [
     "mock_backend",
     "repeat",
     "text",
+    "with_usage",
 ]

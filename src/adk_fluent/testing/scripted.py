@@ -113,9 +113,60 @@ def delay(seconds: float, then: Any) -> Callable[[LlmRequest], Any]:
     return step
 
 
-def _usage(prompt: int = 8, output: int = 4) -> types.GenerateContentResponseUsageMetadata:
+@dataclass(frozen=True)
+class UsageStep:
+    """A script step answered with given token counts (`with_usage`)."""
+
+    step: Any
+    input: int
+    output: int
+    cached: int = 0
+    thinking: int = 0
+
+
+def with_usage(
+    step: Any, *, input: int, output: int, cached: int = 0, thinking: int = 0
+) -> UsageStep:
+    """A script step whose response reports these token counts in its `usage_metadata`
+    (`input` is the whole prompt, `cached` of it served from a context cache, as Gemini counts
+    them); other steps report 8 input and 4 output tokens."""
+    for name, value in (("input", input), ("output", output), ("cached", cached)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise BuildError(
+                f"{name} must be a whole number of tokens, not {describe_value(value)}",
+                field=name,
+                hint="e.g. with_usage('Done.', input=1200, output=80).",
+            )
+    if isinstance(thinking, bool) or not isinstance(thinking, int) or thinking < 0:
+        raise BuildError(
+            f"thinking must be a whole number of tokens, not {describe_value(thinking)}",
+            field="thinking",
+            hint="e.g. with_usage('Done.', input=1200, output=80, thinking=300).",
+        )
+    if cached > input:
+        raise BuildError(
+            f"cached ({cached}) cannot exceed input ({input}): the prompt count includes them",
+            field="cached",
+            hint="e.g. with_usage('Done.', input=1200, cached=1000, output=80).",
+        )
+    if isinstance(step, UsageStep | RepeatStep):
+        raise BuildError(
+            "with_usage wraps one answer, not another with_usage or a repeat",
+            field="step",
+            hint="repeat(with_usage('ok', input=10, output=2), times=3).",
+        )
+    return UsageStep(step, input, output, cached, thinking)
+
+
+def _usage(
+    prompt: int = 8, output: int = 4, cached: int = 0, thinking: int = 0
+) -> types.GenerateContentResponseUsageMetadata:
     return types.GenerateContentResponseUsageMetadata(
-        prompt_token_count=prompt, candidates_token_count=output, total_token_count=prompt + output
+        prompt_token_count=prompt,
+        candidates_token_count=output,
+        cached_content_token_count=cached or None,
+        thoughts_token_count=thinking or None,
+        total_token_count=prompt + output + thinking,
     )
 
 
@@ -335,6 +386,9 @@ class ScriptedModel(BaseLlm):
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
         step = self._book.next_step(self.agent_name, llm_request)
+        counted = step if isinstance(step, UsageStep) else None
+        if counted is not None:
+            step = counted.step
         if callable(step) and not isinstance(step, FunctionCallStep | LlmResponse):
             step = step(llm_request)
             if inspect.isawaitable(step):
@@ -342,6 +396,14 @@ class ScriptedModel(BaseLlm):
         if isinstance(step, BaseException):
             raise step
         response = _response_for(step)
+        if counted is not None:
+            response = response.model_copy(
+                update={
+                    "usage_metadata": _usage(
+                        counted.input, counted.output, counted.cached, counted.thinking
+                    )
+                }
+            )
         if stream and isinstance(step, str) and step:
             words = step.split(" ")
             for index in range(len(words)):
@@ -354,5 +416,11 @@ class ScriptedModel(BaseLlm):
 
 
 ScriptStep = (
-    str | FunctionCallStep | LlmResponse | BaseException | Callable[[LlmRequest], Any] | Any
+    str
+    | FunctionCallStep
+    | LlmResponse
+    | UsageStep
+    | BaseException
+    | Callable[[LlmRequest], Any]
+    | Any
 )

@@ -1,4 +1,4 @@
-"""Every ```python block of docs/migration.md, docs/agents.md and docs/middleware.md runs, as
+"""Every ```python block of docs/migration.md, agents.md, middleware.md and telemetry.md runs, as
 written, offline.
 
 Each block is a program of its own (fresh globals), run like a notebook cell: a top-level
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
-PAGES = ("migration.md", "agents.md", "middleware.md")
+PAGES = ("migration.md", "agents.md", "middleware.md", "telemetry.md")
 SKIP_LINE = "# needs a real Gemini key"
 _BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 

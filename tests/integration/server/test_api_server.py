@@ -14,6 +14,8 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -56,24 +58,32 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def agent_folder(tmp_path: Path, folder: str, agent_py: str) -> Path:
+    """`<tmp>/agents/<folder>/` with `agent.py` holding `agent_py`, as `adk web` / `adk
+    api_server` load it; returns the agents directory to serve."""
+    package = tmp_path / "agents" / folder
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("from . import agent\n")
+    (package / "agent.py").write_text(textwrap.dedent(agent_py))
+    return package.parent
+
+
 def _agents_dir(tmp_path: Path, mode: str) -> Path:
-    folder = tmp_path / "agents" / FOLDER
-    folder.mkdir(parents=True)
-    (folder / "__init__.py").write_text("from . import agent\n")
-    (folder / "agent.py").write_text(textwrap.dedent(AGENT_PY).replace("{mode}", mode))
-    return folder.parent
+    return agent_folder(tmp_path, FOLDER, AGENT_PY.replace("{mode}", mode))
 
 
 class Server:
-    """One `adk api_server` process, stopped by its PID."""
+    """One `adk api_server` (or `adk web`: `command="web"`) process, stopped by its PID."""
 
-    def __init__(self, agents: Path, db: Path, artifacts: Path, log: Path) -> None:
+    def __init__(
+        self, agents: Path, db: Path, artifacts: Path, log: Path, command: str = "api_server"
+    ) -> None:
         self.port = _free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = log
         command = [
             str(ADK_CLI),
-            "api_server",
+            command,
             "--host",
             "127.0.0.1",
             "--port",
@@ -120,12 +130,33 @@ class Server:
         self._log_file.close()
 
 
-@pytest.fixture
-def server_for(tmp_path):
+def skip_without_server() -> None:
+    """Skip, with the reason, where this environment cannot run ADK's servers."""
     if not ADK_CLI.exists():
         pytest.skip(f"no `adk` CLI beside {sys.executable}")
     for module in ("fastapi", "uvicorn", "aiosqlite"):
         pytest.importorskip(module, reason=f"adk api_server needs {module} in this environment")
+
+
+@contextmanager
+def serving(tmp_path: Path, agents: Path, command: str = "api_server") -> Iterator[Server]:
+    """A started server over `agents` (SQLite sessions and file artifacts under tmp_path),
+    stopped by its PID afterwards."""
+    skip_without_server()
+    server = Server(
+        agents, tmp_path / "sessions.db", tmp_path / "artifacts", tmp_path / "log", command
+    )
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(agents, ignore_errors=True)
+
+
+@pytest.fixture
+def server_for(tmp_path):
+    skip_without_server()
     started: list[Server] = []
 
     def start(mode: str) -> Server:

@@ -7,20 +7,17 @@ line per model call into the server's log. Reuses test_api_server.py's server ha
 from __future__ import annotations
 
 import json
-import shutil
-import sys
-import textwrap
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import fresh_db_service
 from tests.integration.server.test_api_server import (
-    ADK_CLI,
     REQUEST_SECONDS,
     Server,
     _texts,
+    agent_folder,
     httpx,
+    serving,
 )
 
 FOLDER = "helpdesk"
@@ -58,29 +55,10 @@ app = Agent("desk").instruct("Help the customer.").to_app(
 """
 
 
-def _agents_dir(tmp_path: Path) -> Path:
-    folder = tmp_path / "agents" / FOLDER
-    folder.mkdir(parents=True)
-    (folder / "__init__.py").write_text("from . import agent\n")
-    (folder / "agent.py").write_text(textwrap.dedent(AGENT_PY))
-    return folder.parent
-
-
 @pytest.fixture
 def server(tmp_path):
-    if not ADK_CLI.exists():
-        pytest.skip(f"no `adk` CLI beside {sys.executable}")
-    for module in ("fastapi", "uvicorn", "aiosqlite"):
-        pytest.importorskip(module, reason=f"adk api_server needs {module} in this environment")
-    started = Server(
-        _agents_dir(tmp_path), tmp_path / "sessions.db", tmp_path / "artifacts", tmp_path / "log"
-    )
-    try:
-        started.wait_ready()
+    with serving(tmp_path, agent_folder(tmp_path, FOLDER, AGENT_PY)) as started:
         yield started
-    finally:
-        started.stop()
-        shutil.rmtree(tmp_path / "agents", ignore_errors=True)
 
 
 def _ask(client: httpx.Client, server: Server, question: str) -> list[dict]:

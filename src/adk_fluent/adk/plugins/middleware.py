@@ -31,6 +31,7 @@ from adk_fluent_generated.field_versions import PLUGIN_CALLBACK_VERSIONS, releas
 from google.adk.plugins.base_plugin import BasePlugin
 
 from adk_fluent.adk.compat import adk_version, event_actions_of, invocation_of
+from adk_fluent.analysis.node_facts import NodeFacts
 from adk_fluent.errors import BuildError, did_you_mean
 from adk_fluent.ir.middleware import (
     RUN_CALLBACKS,
@@ -104,6 +105,16 @@ def agent_path(agent_name: str) -> str:
     return plugin.paths.get(agent_name, agent_name)
 
 
+def agent_facts(agent_name: str) -> NodeFacts | None:
+    """What the IR says about an agent of the tree being run (analysis/node_facts.py: path,
+    kind, visibility, declared state keys, enclosing loop and route, ...), for middleware that
+    labels spans or metrics; None outside a middleware callback or for an unknown agent."""
+    plugin = _current.get()
+    if plugin is None:
+        return None
+    return plugin.facts.get(agent_name)
+
+
 _CALLS_REMEMBERED = 4096  # model calls in flight at once whose before_model actions are kept
 
 
@@ -156,11 +167,13 @@ class MiddlewarePlugin(BasePlugin):
         *,
         tail: Sequence[BasePlugin] = (),
         paths: dict[str, str] | None = None,  # agent name -> path (the visibility table's)
+        facts: dict[str, NodeFacts] | None = None,  # agent name -> what the IR says of it
     ) -> None:
         super().__init__(name=PLUGIN_NAME)
         self.entries = tuple(sorted(entries, key=lambda entry: entry.sort_key))
         self.tail = tuple(tail)
         self.paths = dict(paths or {})
+        self.facts = dict(facts or {})
         self._model_actions: OrderedDict[tuple[Any, ...], Any] = OrderedDict()  # see below
         # callback -> [(coroutine function, agents it sees)], in the order they run
         self._stack: dict[str, list[tuple[Callable[..., Any], frozenset[str] | None]]] = {}

@@ -1,0 +1,175 @@
+"""Telemetry overhead: the 3-agent pipeline of bench_run through a warm plain Runner with tracing
+on (an OpenTelemetry SDK tracer provider whose spans go to an exporter that drops them, and an
+SDK meter provider), with and without otel_enrichment + cost_attribution, against raw ADK.
+
+  raw ADK      LlmAgent x3 + SequentialAgent + App + Runner by hand (bench_run.hand_runner)
+  none         `p.to_runner(...)`: adk-fluent's App without middleware
+  telemetry    the same with otel_enrichment() and cost_attribution(meter_provider=...)
+  enrichment, cost   each of the two alone
+
+Goals (issue 15): the whole run with enrichment and cost on <= 1.05x of `none`; enrichment's
+own cost per span it enriches < 0.5 ms (spec v5 s5 budget). The per-span figure is the time
+spent in the enrichment's callbacks and its span processor, measured separately (timers around
+them), divided by the spans that received adk_fluent.* attributes.
+
+    python -m bench.bench_telemetry [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from bench import Row, budget_row, info_row, interleave_async, ratio_row, report
+from bench.bench_middleware import new_turn
+from bench.bench_run import APP_NAME, fluent_pipeline, hand_runner, scripts_for
+
+
+def _tracing_on() -> Any:
+    """An SDK tracer provider (set once, globally, as an app would) whose spans are dropped,
+    with a counting exporter; returns the exporter."""
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
+
+    class Counting(SpanExporter):
+        def __init__(self) -> None:
+            self.spans = 0
+            self.ours = 0
+
+        def export(self, spans: Sequence[Any]) -> SpanExportResult:
+            for span in spans:
+                self.spans += 1
+                if any(k.startswith("adk_fluent.") for k in span.attributes or {}):
+                    self.ours += 1
+            return SpanExportResult.SUCCESS
+
+    exporter = Counting()
+    provider = trace.get_tracer_provider()
+    if not callable(getattr(provider, "add_span_processor", None)):
+        provider = TracerProvider()
+        trace.set_tracer_provider(provider)
+    provider.add_span_processor(SimpleSpanProcessor(exporter))  # type: ignore[attr-defined]
+    return exporter
+
+
+def _telemetry(meter_provider: Any) -> tuple[Any, ...]:
+    from adk_fluent import cost_attribution, otel_enrichment
+
+    return (otel_enrichment(), cost_attribution(meter_provider=meter_provider))
+
+
+async def measure(repeat: int, warmup: int, meter_provider: Any) -> dict[str, list[float]]:
+    from adk_fluent import ExecutionConfig
+    from adk_fluent.testing import mock_backend
+
+    turns = repeat + warmup + 1
+    pipeline = fluent_pipeline()
+    runners = {
+        "raw": hand_runner(turns),
+        "none": pipeline.to_runner(
+            ExecutionConfig(app_name=APP_NAME), backend=mock_backend(scripts_for(turns))
+        ),
+        "telemetry": pipeline.to_runner(
+            ExecutionConfig(app_name=APP_NAME, middleware=_telemetry(meter_provider)),
+            backend=mock_backend(scripts_for(turns)),
+        ),
+        "enrichment": pipeline.to_runner(
+            ExecutionConfig(app_name=APP_NAME, middleware=_telemetry(meter_provider)[:1]),
+            backend=mock_backend(scripts_for(turns)),
+        ),
+        "cost": pipeline.to_runner(
+            ExecutionConfig(app_name=APP_NAME, middleware=_telemetry(meter_provider)[1:]),
+            backend=mock_backend(scripts_for(turns)),
+        ),
+    }
+    checked = {name: await new_turn(runner) for name, runner in runners.items()}
+    authors = {name: [e.author for e in events] for name, events in checked.items()}
+    assert len({tuple(a) for a in authors.values()}) == 1, authors
+    variants: dict[str, Callable[[], Awaitable[object]]] = {
+        name: (lambda runner=runner: new_turn(runner)) for name, runner in runners.items()
+    }
+    return await interleave_async(variants, repeat=repeat, warmup=warmup)
+
+
+async def per_span(turns: int, exporter: Any, meter_provider: Any) -> tuple[float, int]:
+    """(seconds spent in enrichment per span it enriched, spans enriched per turn): timers
+    around every callback of the enrichment and around its span processor's on_start."""
+    from adk_fluent import ExecutionConfig
+    from adk_fluent.telemetry import spans as span_helpers
+    from adk_fluent.telemetry.enrichment import OtelEnrichment
+    from adk_fluent.testing import mock_backend
+
+    spent = [0.0]
+
+    def timed(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            began = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[0] += time.perf_counter() - began
+
+        return wrapper
+
+    enrichment = OtelEnrichment()
+    for name in (
+        "before_agent_callback",
+        "after_agent_callback",
+        "before_model_callback",
+        "after_model_callback",
+        "before_tool_callback",
+    ):
+        setattr(enrichment, name, timed(getattr(enrichment, name)))
+    processor = span_helpers.model_spans()
+    assert processor is not None
+    processor.on_start = timed(processor.on_start)  # type: ignore[method-assign]
+    runner = fluent_pipeline().to_runner(
+        ExecutionConfig(app_name=APP_NAME, middleware=(enrichment,)),
+        backend=mock_backend(scripts_for(turns + 1)),
+    )
+    await new_turn(runner)
+    spent[0], exporter.ours = 0.0, 0
+    for _ in range(turns):
+        await new_turn(runner)
+    return spent[0] / max(exporter.ours, 1), exporter.ours // turns
+
+
+def main(argv: list[str] | None = None) -> None:
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=150, help="turns per measurement")
+    args = parser.parse_args(argv)
+    warmup = 10
+    exporter = _tracing_on()
+    meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
+    samples = asyncio.run(measure(args.repeat, warmup, meter_provider))
+    seconds, enriched = asyncio.run(per_span(50, exporter, meter_provider))
+    rows: list[Row] = [
+        ratio_row(
+            "enrichment + cost vs none: one turn", samples["telemetry"], samples["none"], 1.05
+        ),
+        info_row("enrichment alone / none: one turn", samples["enrichment"], samples["none"]),
+        info_row("cost alone / none: one turn", samples["cost"], samples["none"]),
+        info_row("enrichment + cost / raw ADK: one turn", samples["telemetry"], samples["raw"]),
+        info_row("none / raw ADK: one turn (tracing on)", samples["none"], samples["raw"]),
+        budget_row(f"enrichment per enriched span ({enriched} per turn)", [seconds], 0.0005),
+    ]
+    report(
+        "bench_telemetry: 3-agent pipeline (4 model calls, 1 tool call), warm plain Runner, "
+        "scripted model, tracing on",
+        rows,
+        [
+            f"medians of {args.repeat} interleaved turns after {warmup} warm-up turns; spans go "
+            "to an exporter that counts and drops them; metrics to an in-memory reader"
+        ],
+    )
+
+
+if __name__ == "__main__":
+    main()

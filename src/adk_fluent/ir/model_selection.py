@@ -1,0 +1,334 @@
+"""Cost-aware model selection (spec v5 s3.2, v5.1 s6.2): an agent picks its model per call.
+
+`Agent(...).model_select(strategy, candidates)` puts a ModelSelectorNode on the agent's IR node
+(`model_selector`); the compiler turns it into a before-model step that sets the request's model
+(adk/model_selection.py); the mermaid diagram, the cost estimate and the telemetry attributes read
+it from the IR. The rule that picks lives here, without ADK, so the estimate and the runtime
+agree.
+
+Strategies (each skips candidates that lack a required capability, whose `max_input_tokens` is
+below the request's estimated size, or whose `condition` says no):
+
+* `cost_optimized`: the cheapest candidate left;
+* `quality_optimized`: the highest `quality_tier` left (the cheaper on a tie);
+* `budget_bounded`: the highest tier whose estimated cost for this call fits the budget left in
+  `state[budget_key]` (USD; `cost_attribution(budget_key=...)` spends it); when none fits,
+  `fallback_model`. A state without the key is treated as an unlimited budget (the contract
+  checker reports the key as read but never written).
+
+When no candidate is left, `fallback_model` is used, else the agent's own model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from adk_fluent.errors import BuildError, describe_value, did_you_mean
+from adk_fluent.ir.prices import ModelPrice, Prices, checked_prices
+
+Strategy = Literal["cost_optimized", "quality_optimized", "budget_bounded"]
+STRATEGIES: tuple[str, ...] = ("cost_optimized", "quality_optimized", "budget_bounded")
+CHARS_PER_TOKEN = 4  # the request-size estimate: about four characters of text per token
+
+
+@dataclass(frozen=True)
+class SelectionInput:
+    """What a selection sees for one call: a read-only state, the request's estimated input
+    tokens and the agent's name (a candidate's `condition` receives it)."""
+
+    state: Mapping[str, Any]
+    input_tokens: int
+    agent: str
+
+
+@dataclass(frozen=True)
+class ModelCandidate:
+    """One model an agent may call: its quality tier (higher is better), its price (None: from
+    the selector's price table), the largest prompt it takes, what it can do, and an optional
+    `condition(SelectionInput) -> bool`."""
+
+    model: str
+    quality_tier: int = 1
+    price: ModelPrice | None = None
+    max_input_tokens: int | None = None
+    capabilities: frozenset[str] = frozenset()
+    condition: Callable[[SelectionInput], bool] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.model, str) or not self.model:
+            raise BuildError(
+                f"a candidate's model must be a model name, not {describe_value(self.model)}",
+                field="model",
+                hint='e.g. ModelCandidate("gemini-2.5-flash", quality_tier=1).',
+            )
+        if isinstance(self.quality_tier, bool) or not isinstance(self.quality_tier, int):
+            raise BuildError(
+                f"quality_tier must be a whole number, not {describe_value(self.quality_tier)}",
+                field="quality_tier",
+                hint="higher tiers are better models, e.g. 1 for flash, 2 for pro.",
+            )
+        if self.max_input_tokens is not None and (
+            isinstance(self.max_input_tokens, bool)
+            or not isinstance(self.max_input_tokens, int)
+            or self.max_input_tokens < 1
+        ):
+            raise BuildError(
+                f"max_input_tokens must be a positive whole number, not "
+                f"{describe_value(self.max_input_tokens)}",
+                field="max_input_tokens",
+                hint="the largest prompt (in tokens) this model should get, e.g. 1_000_000.",
+            )
+        capabilities = self.capabilities
+        if isinstance(capabilities, str):
+            capabilities = frozenset({capabilities})
+        if not isinstance(capabilities, Iterable) or not all(
+            isinstance(c, str) and c for c in capabilities
+        ):
+            raise BuildError(
+                f"capabilities must be names, not {describe_value(self.capabilities)}",
+                field="capabilities",
+                hint="e.g. capabilities={'vision', 'long_context'}.",
+            )
+        object.__setattr__(self, "capabilities", frozenset(capabilities))
+        if self.price is not None and not isinstance(self.price, ModelPrice):
+            raise BuildError(
+                f"a candidate's price must be a ModelPrice, not {describe_value(self.price)}",
+                field="price",
+                hint="e.g. price=ModelPrice(input=0.30, output=2.50) (USD per million tokens).",
+            )
+        if self.condition is not None and not callable(self.condition):
+            raise BuildError(
+                f"a candidate's condition must be a function of the selection input, not "
+                f"{describe_value(self.condition)}",
+                field="condition",
+                hint="e.g. condition=lambda s: s.input_tokens < 10_000.",
+            )
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The model picked for one call, and why (shown in span attributes and logs)."""
+
+    model: str
+    reason: str
+    estimated_cost: float | None = None
+
+
+@dataclass(frozen=True)
+class ModelSelectorNode:
+    """An agent's model policy, held in the IR on the agent's node (`model_selector`)."""
+
+    name: str  # the agent it belongs to
+    strategy: Strategy
+    candidates: tuple[ModelCandidate, ...]
+    budget_key: str | None = None
+    fallback_model: str | None = None
+    requires: frozenset[str] = frozenset()
+    prices: Prices = field(default_factory=Prices)
+    expected_output_tokens: int = 500  # for the cost of a call before it is made
+
+    def price_of(self, candidate: ModelCandidate) -> ModelPrice | None:
+        return candidate.price or self.prices.price_of(candidate.model)
+
+    def estimated_cost(self, candidate: ModelCandidate, input_tokens: int) -> float | None:
+        """USD for one call of `candidate` with this prompt size and the expected output."""
+        price = self.price_of(candidate)
+        if price is None:
+            return None
+        return price.cost(input_tokens, self.expected_output_tokens)
+
+    @property
+    def reads_keys(self) -> frozenset[str]:
+        return frozenset({self.budget_key}) if self.budget_key else frozenset()
+
+    def describe(self) -> str:
+        """One line for diagrams: 'cost_optimized: gemini-2.5-flash | gemini-2.5-pro'."""
+        return f"{self.strategy}: {' | '.join(c.model for c in self.candidates)}"
+
+
+def _fits(candidate: ModelCandidate, selector: ModelSelectorNode, seen: SelectionInput) -> bool:
+    if not selector.requires <= candidate.capabilities:
+        return False
+    if candidate.max_input_tokens is not None and seen.input_tokens > candidate.max_input_tokens:
+        return False
+    return candidate.condition is None or bool(candidate.condition(seen))
+
+
+def _budget_left(state: Mapping[str, Any], key: str) -> float | None:
+    value = state.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def select_model(selector: ModelSelectorNode, seen: SelectionInput, default: str) -> Selection:
+    """The model for one call (the module docstring gives the rules); `default` is the agent's
+    own model, used when no candidate is left and there is no fallback."""
+    left = [c for c in selector.candidates if _fits(c, selector, seen)]
+
+    def cost(candidate: ModelCandidate) -> float:
+        value = selector.estimated_cost(candidate, seen.input_tokens)
+        return float("inf") if value is None else value
+
+    def fallback(reason: str) -> Selection:
+        model = selector.fallback_model or default
+        return Selection(model, reason + (" (fallback)" if selector.fallback_model else ""))
+
+    if not left:
+        return fallback("no candidate meets the requirements")
+    if selector.strategy == "cost_optimized":
+        best = min(left, key=lambda c: (cost(c), -c.quality_tier))
+        return Selection(best.model, "cheapest candidate", cost(best))
+    ranked = sorted(left, key=lambda c: (-c.quality_tier, cost(c)))
+    if selector.strategy == "quality_optimized":
+        return Selection(ranked[0].model, "highest quality tier", cost(ranked[0]))
+    budget = _budget_left(seen.state, selector.budget_key or "")
+    if budget is None:
+        return Selection(ranked[0].model, "no budget in state: highest tier", cost(ranked[0]))
+    for candidate in ranked:
+        if cost(candidate) <= budget:
+            return Selection(
+                candidate.model, f"fits the budget left ({budget:.6f} USD)", cost(candidate)
+            )
+    return fallback(f"budget left ({budget:.6f} USD) too small for any candidate")
+
+
+def estimate_tokens(text_chars: int) -> int:
+    """Tokens in `text_chars` characters of text (the selection's and the estimate's rule)."""
+    return (max(text_chars, 0) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+def model_selector(
+    agent: str,
+    strategy: str,
+    candidates: Iterable[ModelCandidate | str],
+    *,
+    budget_key: str | None = None,
+    fallback_model: str | None = None,
+    requires: Iterable[str] | str = (),
+    prices: Any = None,
+    expected_output_tokens: int = 500,
+) -> ModelSelectorNode:
+    """A checked ModelSelectorNode for `agent` (what `.model_select(...)` builds); every mistake
+    is refused here, naming the agent, the field and a hint."""
+    if strategy not in STRATEGIES:
+        raise BuildError(
+            f"unknown model selection strategy {strategy!r}",
+            agent=agent,
+            field="strategy",
+            hint=did_you_mean(str(strategy), STRATEGIES)
+            or f"use one of {', '.join(STRATEGIES)} (an 'adaptive' strategy is not provided).",
+        )
+    if isinstance(candidates, ModelCandidate | str):
+        candidates = [candidates]
+    if not isinstance(candidates, Iterable):
+        raise BuildError(
+            f"candidates must be a list of ModelCandidate or model names, not "
+            f"{describe_value(candidates)}",
+            agent=agent,
+            field="candidates",
+            hint='e.g. candidates=[ModelCandidate("gemini-2.5-flash"), "gemini-2.5-pro"].',
+        )
+    listed = [ModelCandidate(c) if isinstance(c, str) else c for c in candidates]
+    for candidate in listed:
+        if not isinstance(candidate, ModelCandidate):
+            raise BuildError(
+                f"a candidate must be a ModelCandidate or a model name, not "
+                f"{describe_value(candidate)}",
+                agent=agent,
+                field="candidates",
+                hint='e.g. ModelCandidate("gemini-2.5-pro", quality_tier=2).',
+            )
+    if not listed:
+        raise BuildError(
+            "model_select needs at least one candidate",
+            agent=agent,
+            field="candidates",
+            hint='e.g. candidates=[ModelCandidate("gemini-2.5-flash"), '
+            'ModelCandidate("gemini-2.5-pro", quality_tier=2)].',
+        )
+    names = [c.model for c in listed]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise BuildError(
+            f"candidate model(s) {', '.join(duplicates)} listed twice",
+            agent=agent,
+            field="candidates",
+            hint="list each model once; put conditions on one candidate.",
+        )
+    table = checked_prices(prices, agent)
+    if strategy != "quality_optimized":
+        unpriced = [c.model for c in listed if c.price is None and table.price_of(c.model) is None]
+        if unpriced:
+            raise BuildError(
+                f"no price for candidate model(s) {', '.join(unpriced)}, so the "
+                f"{strategy} strategy cannot compare costs",
+                agent=agent,
+                field="candidates",
+                hint="give the candidate a price (ModelCandidate(..., price=ModelPrice(0.3, 2.5))) "
+                "or pass prices={...} to model_select.",
+            )
+    if strategy == "budget_bounded" and not budget_key:
+        raise BuildError(
+            "the budget_bounded strategy needs budget_key: the state key holding the budget "
+            "left (USD)",
+            agent=agent,
+            field="budget_key",
+            hint="e.g. .model_select('budget_bounded', [...], budget_key='budget_usd'), spent by "
+            "cost_attribution(budget_key='budget_usd').",
+        )
+    if budget_key is not None and (not isinstance(budget_key, str) or not budget_key):
+        raise BuildError(
+            f"budget_key must be a state key, not {describe_value(budget_key)}",
+            agent=agent,
+            field="budget_key",
+            hint="e.g. budget_key='budget_usd'.",
+        )
+    if fallback_model is not None and (not isinstance(fallback_model, str) or not fallback_model):
+        raise BuildError(
+            f"fallback_model must be a model name, not {describe_value(fallback_model)}",
+            agent=agent,
+            field="fallback_model",
+            hint="e.g. fallback_model='gemini-2.5-flash-lite'.",
+        )
+    if isinstance(requires, str):
+        requires = (requires,)
+    if not isinstance(requires, Iterable) or not all(isinstance(r, str) and r for r in requires):
+        raise BuildError(
+            f"requires must be capability names, not {describe_value(requires)}",
+            agent=agent,
+            field="requires",
+            hint="e.g. requires=('vision',), matching candidates' capabilities.",
+        )
+    if (
+        isinstance(expected_output_tokens, bool)
+        or not isinstance(expected_output_tokens, int)
+        or expected_output_tokens < 0
+    ):
+        raise BuildError(
+            f"expected_output_tokens must be a whole number, not "
+            f"{describe_value(expected_output_tokens)}",
+            agent=agent,
+            field="expected_output_tokens",
+            hint="the output a call is expected to produce, for comparing costs, e.g. 500.",
+        )
+    required = frozenset(requires)
+    if required and not any(required <= c.capabilities for c in listed):
+        raise BuildError(
+            f"no candidate has every required capability ({', '.join(sorted(required))})",
+            agent=agent,
+            field="requires",
+            hint="add the capability to a candidate: ModelCandidate(..., capabilities={'vision'}).",
+        )
+    return ModelSelectorNode(
+        name=agent,
+        strategy=strategy,  # type: ignore[arg-type]
+        candidates=tuple(listed),
+        budget_key=budget_key,
+        fallback_model=fallback_model,
+        requires=required,
+        prices=table,
+        expected_output_tokens=expected_output_tokens,
+    )
