@@ -6,8 +6,9 @@ telemetry say the same on both ends):
 
 * before_agent / after_agent: the agent's `invoke_agent {name}` span, on every release;
 * before_tool / after_tool: the tool's `execute_tool {tool}` span, on every release;
-* after_model: the model call's `generate_content {model}` span on 1.x; on 2.x the agent's span,
-  because ADK 2.x runs the model call's span in a context of its own that callbacks never see.
+* after_model: the model call's `generate_content {model}` span on 1.x; `call_llm` on 2.0 (its
+  `generate_content` child has ended by then); from 2.x's later releases the agent's span,
+  because ADK runs the model call's span in a context of its own that callbacks never see.
 
 So for 2.x a span processor (ModelSpans) notes each `generate_content` span when it starts,
 under the span it starts in, and copies the adk-fluent attributes of that parent onto it; an
@@ -122,15 +123,30 @@ def model_spans() -> ModelSpans | None:
 
 
 def model_call_span() -> Any:
-    """The span of the model call an after_model callback runs for, or None: the current span
-    where ADK makes it current (1.x), else the one ModelSpans noted under the agent's span."""
+    """The span of the model call an after_model callback runs for, or None.
+
+    The innermost open model span: the current span when it is `generate_content` (1.x), else
+    the one ModelSpans noted under the current span, one level deeper when that is a `call_llm`
+    (the current span is the agent's on 2.x, `call_llm` on 2.0); else a current `call_llm`."""
     current = recording_span()
     if current is None:
         return None
-    if is_model_span(current):
+    if str(getattr(current, "name", "")).startswith(MODEL_SPANS[0]):
         return current
     processor = model_spans()
-    return processor.open_under(current) if processor is not None else None
+    found = None
+    if processor is not None:
+        span = current
+        for _ in range(2):  # the agent's span -> call_llm -> generate_content
+            span = processor.open_under(span)
+            if span is None:
+                break
+            found = span
+            if str(getattr(span, "name", "")).startswith(MODEL_SPANS[0]):
+                return span
+    if found is not None:
+        return found
+    return current if is_model_span(current) else None
 
 
 def set_attributes(span: Any, attributes: dict[str, Any]) -> None:

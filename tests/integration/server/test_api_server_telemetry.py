@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -41,18 +43,57 @@ app = tree.to_app(
 """
 
 
-@pytest.fixture
-def server(tmp_path):
-    with serving(tmp_path, agent_folder(tmp_path, FOLDER, AGENT_PY), "web") as started:
-        yield started
+@dataclass
+class Served:
+    """One turn served by `adk web`: what the client received, the server's session trace (None
+    where it serves none) and the session store's file."""
+
+    events: list[dict]
+    trace: list[dict] | None
+    no_trace: str
+    store: Path
 
 
-def _session_trace_path(client: httpx.Client, session_id: str) -> str:
-    """The server's session-trace route: asked of its OpenAPI document, since ADK releases
-    serve it under different paths (/debug/trace/session/... or /dev/apps/<app>/debug/...)."""
+@pytest.fixture(scope="module")
+def served(tmp_path_factory) -> Served:
+    tmp_path = tmp_path_factory.mktemp("telemetry")
+    with (
+        serving(tmp_path, agent_folder(tmp_path, FOLDER, AGENT_PY), "web") as server,
+        httpx.Client(base_url=server.base, timeout=REQUEST_SECONDS) as client,
+    ):
+        created = client.post(f"/apps/{FOLDER}/users/u1/sessions/s1", json={})
+        assert created.status_code == 200, (created.text, server.log_tail())
+        turn = {
+            "app_name": FOLDER,
+            "user_id": "u1",
+            "session_id": "s1",
+            "new_message": {"role": "user", "parts": [{"text": "Where is my order?"}]},
+        }
+        response = client.post("/run", json=turn)
+        assert response.status_code == 200, (response.text, server.log_tail())
+        route = _session_trace_path(client, "s1")
+        trace = None
+        if route is not None:
+            found = client.get(route)
+            assert found.status_code == 200, (found.text, server.log_tail())
+            trace = found.json()
+        lines = [line for line in server.log_tail().splitlines() if "DevServer" in line]
+        reason = "this google-adk's `adk web` serves no trace endpoint" + (
+            f" (its log: {lines[0].split(' - ')[-1]})" if lines else ""
+        )
+        return Served(response.json(), trace, reason, tmp_path / "sessions.db")
+
+
+def _session_trace_path(client: httpx.Client, session_id: str) -> str | None:
+    """The server's session-trace route, asked of its OpenAPI document: ADK releases serve it
+    under different paths (/debug/trace/session/... or /dev/apps/<app>/debug/...), and some
+    `adk web` builds serve none (2.0.0 falls back to its API server when its dev server cannot
+    be imported)."""
     paths = client.get("/openapi.json").json()["paths"]
-    [route] = [p for p in paths if p.endswith("/debug/trace/session/{session_id}")]
-    return route.replace("{app_name}", FOLDER).replace("{session_id}", session_id)
+    routes = [p for p in paths if p.endswith("/debug/trace/session/{session_id}")]
+    if not routes:
+        return None
+    return routes[0].replace("{app_name}", FOLDER).replace("{session_id}", session_id)
 
 
 def _spans(found) -> list[dict]:
@@ -66,27 +107,11 @@ def _spans(found) -> list[dict]:
     return spans
 
 
-def test_the_servers_trace_view_shows_our_attributes_and_the_store_keeps_the_usage(
-    server, tmp_path
-):
-    with httpx.Client(base_url=server.base, timeout=REQUEST_SECONDS) as client:
-        created = client.post(f"/apps/{FOLDER}/users/u1/sessions/s1", json={})
-        assert created.status_code == 200, (created.text, server.log_tail())
-        turn = {
-            "app_name": FOLDER,
-            "user_id": "u1",
-            "session_id": "s1",
-            "new_message": {"role": "user", "parts": [{"text": "Where is my order?"}]},
-        }
-        response = client.post("/run", json=turn)
-        assert response.status_code == 200, (response.text, server.log_tail())
-        events = response.json()
-        trace = client.get(_session_trace_path(client, "s1"))
-        assert trace.status_code == 200, (trace.text, server.log_tail())
-    server.stop()
-
-    assert ("answer", "It shipped yesterday.") in _texts(events)
-    spans = _spans(trace.json())
+def test_the_trace_view_shows_our_attributes_on_adks_spans(served):
+    if served.trace is None:
+        pytest.skip(served.no_trace)
+    assert ("answer", "It shipped yesterday.") in _texts(served.events)
+    spans = _spans(served.trace)
     attributes = [span.get("attributes") or {} for span in spans]
     answer_agent = [a for a in attributes if a.get("adk_fluent.node.path", "").endswith("/answer")]
     assert answer_agent, [span.get("name") for span in spans]
@@ -94,7 +119,9 @@ def test_the_servers_trace_view_shows_our_attributes_and_the_store_keeps_the_usa
     costs = [a["adk_fluent.cost.usd"] for a in attributes if "adk_fluent.cost.usd" in a]
     assert len(costs) == 2  # the two model calls' spans
 
-    # the stored events carry the usage records: `adk-fluent report` reads them from the store
+
+def test_the_store_keeps_the_usage_and_adk_fluent_report_reads_it(served):
+    assert ("answer", "It shipped yesterday.") in _texts(served.events)
     report = subprocess.run(
         [
             sys.executable,
@@ -102,7 +129,7 @@ def test_the_servers_trace_view_shows_our_attributes_and_the_store_keeps_the_usa
             "adk_fluent.cli.main",
             "report",
             "--store",
-            f"sqlite:///{tmp_path / 'sessions.db'}",
+            f"sqlite:///{served.store}",
             "--app",
             FOLDER,
         ],
