@@ -59,6 +59,17 @@ def model_spans(spans: Any) -> list[Any]:
     return [s for s in spans if s.name.startswith("generate_content")]
 
 
+def model_call_spans(spans: Any) -> list[Any]:
+    """Every span of a model call: `generate_content` and, on releases that wrap it, `call_llm`
+    (a per-call attribute lands on the innermost one still open when after_model runs)."""
+    return [s for s in spans if s.name.startswith("generate_content") or s.name == "call_llm"]
+
+
+def with_attribute(spans: Any, key: str) -> list[Any]:
+    """The spans carrying adk-fluent attribute `key`."""
+    return [s for s in spans if key in (s.attributes or {})]
+
+
 def metric_reader() -> tuple[MeterProvider, InMemoryMetricReader]:
     """A meter provider of the test's own and its in-memory reader."""
     reader = InMemoryMetricReader()

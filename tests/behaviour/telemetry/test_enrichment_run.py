@@ -13,7 +13,15 @@ from google.genai import types
 from adk_fluent import Agent as FluentAgent
 from adk_fluent import C, ExecutionConfig, Loop, Route, otel_enrichment
 from adk_fluent.testing import call, mock_backend
-from tests.support.otel import agent_span, model_spans, names, ours, span_exporter
+from tests.support.otel import (
+    agent_span,
+    model_call_spans,
+    model_spans,
+    names,
+    ours,
+    span_exporter,
+    with_attribute,
+)
 
 
 def lookup(order_id: str) -> dict:
@@ -175,9 +183,11 @@ async def test_the_model_policy_and_its_pick_are_on_the_model_span():
         backend=mock_backend({"pick": ["ok"]}),
         config=ExecutionConfig(middleware=(otel_enrichment(), cost_attribution())),
     )
-    [span] = model_spans(exporter.get_finished_spans())
+    spans = exporter.get_finished_spans()
+    assert [s.name for s in model_spans(spans)] == ["generate_content gemini-2.5-pro"]
+    # on the call's innermost span open at after_model (see test_cost_run)
+    [span] = with_attribute(model_call_spans(spans), "adk_fluent.model.selected")
     attributes = ours(span)
-    assert span.name == "generate_content gemini-2.5-pro"
     assert attributes["adk_fluent.model.selected"] == "gemini-2.5-pro"
     assert attributes["adk_fluent.model.selection_reason"] == "highest quality tier"
     assert attributes["adk_fluent.model.policy"].startswith("quality_optimized")
