@@ -6,10 +6,9 @@ telemetry say the same on both ends):
 
 * before_agent / after_agent: the agent's `invoke_agent {name}` span, on every release;
 * before_tool / after_tool: the tool's `execute_tool {tool}` span, on every release;
-* after_model: the model call's `generate_content {model}` span on 1.x; `call_llm` on the first
-  2.x releases (2.0 .. 2.8; its `generate_content` child is still open on 2.0, ended on 2.8);
-  from 2.10 the agent's span, because ADK runs the model call's span in a context of its own
-  that callbacks never see.
+* after_model: the model call's `generate_content {model}` span on 1.x; `call_llm` on 2.0 .. 2.10
+  (its `generate_content` child still open on 2.0, ended on 2.8 and 2.10); on 2.13 the agent's
+  span, because ADK runs the model call's span in a context of its own that callbacks never see.
 
 So for 2.x a span processor (ModelSpans) notes each `generate_content` span when it starts,
 under the span it starts in, and copies the adk-fluent attributes of that parent onto it; an
@@ -128,8 +127,8 @@ def model_call_span() -> Any:
 
     The innermost model span still open: the current span when it is `generate_content` (1.x),
     else the one ModelSpans noted under the current span, one level deeper when that is a
-    `call_llm` (the current span is the agent's from 2.10, `call_llm` before); else a current
-    `call_llm` whose `generate_content` has ended (2.8)."""
+    `call_llm` (the current span is the agent's on 2.13, `call_llm` on 2.0 .. 2.10); else a
+    current `call_llm` whose `generate_content` has ended (2.8, 2.10)."""
     current = recording_span()
     if current is None:
         return None
