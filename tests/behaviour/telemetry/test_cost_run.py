@@ -242,3 +242,19 @@ async def test_through_a_plain_runner():
     )
     assert len(usage(seen).calls) == 3
     assert usage(stored).cost_usd == pytest.approx(usage(seen).cost_usd, abs=1e-15)
+
+
+async def test_filtered_visibility_keeps_the_records_in_what_the_client_receives():
+    config = ExecutionConfig(middleware=(cost_attribution(),))
+    annotated = await tree().run("Where is A7?", backend=mock_backend(scripts()), config=config)
+    filtered = (
+        await tree().filtered().run("Where is A7?", backend=mock_backend(scripts()), config=config)
+    )
+    triage = [e for e in filtered if e.author == "triage"]
+    assert triage and all(e.content is None for e in triage)  # its text is kept from the client
+
+    def totals(events):  # model latency differs from run to run; the rest must not
+        return [{**a, "latency_ms": None} for a in usage(events).to_dict()["agents"]]
+
+    assert totals(filtered) == totals(annotated)
+    assert len(usage(filtered).calls) == 3
