@@ -123,30 +123,22 @@ def _text(events: list[Any]) -> str:
     return "".join(part.text or "" for part in events[-1].content.parts)
 
 
-async def measure(repeat: int, warmup: int) -> dict[str, list[float]]:
+async def measure_stacks(
+    stacks: dict[str, tuple[Any, ...]], repeat: int, warmup: int
+) -> dict[str, list[float]]:
+    """Turns of the pipeline by hand (`raw`), without middleware (`none`) and with each stack,
+    interleaved, after checking they all do the same work."""
     from adk_fluent import ExecutionConfig
     from adk_fluent.testing import mock_backend
 
     turns = repeat + warmup + 1
     pipeline = fluent_pipeline()
-    runners = {
-        "raw": hand_runner(turns),
-        "none": pipeline.to_runner(
-            ExecutionConfig(app_name=APP_NAME), backend=mock_backend(scripts_for(turns))
-        ),
-        "empty": pipeline.to_runner(
-            ExecutionConfig(app_name=APP_NAME, middleware=(_empty_middleware(),)),
+    runners = {"raw": hand_runner(turns)}
+    for name, stack in {"none": (), **stacks}.items():
+        runners[name] = pipeline.to_runner(
+            ExecutionConfig(app_name=APP_NAME, middleware=stack),
             backend=mock_backend(scripts_for(turns)),
-        ),
-        "full": pipeline.to_runner(
-            ExecutionConfig(app_name=APP_NAME, middleware=_full_stack()),
-            backend=mock_backend(scripts_for(turns)),
-        ),
-        "resilience": pipeline.to_runner(
-            ExecutionConfig(app_name=APP_NAME, middleware=_resilience_stack()),
-            backend=mock_backend(scripts_for(turns)),
-        ),
-    }
+        )
     # the same work everywhere: same final answer, same authors, nothing cut short
     checked = {name: await new_turn(runner) for name, runner in runners.items()}
     authors = {name: [e.author for e in events] for name, events in checked.items()}
@@ -157,6 +149,15 @@ async def measure(repeat: int, warmup: int) -> dict[str, list[float]]:
         name: (lambda runner=runner: new_turn(runner)) for name, runner in runners.items()
     }
     return await interleave_async(variants, repeat=repeat, warmup=warmup)
+
+
+async def measure(repeat: int, warmup: int) -> dict[str, list[float]]:
+    stacks = {
+        "empty": (_empty_middleware(),),
+        "full": _full_stack(),
+        "resilience": _resilience_stack(),
+    }
+    return await measure_stacks(stacks, repeat, warmup)
 
 
 def main(argv: list[str] | None = None) -> None:

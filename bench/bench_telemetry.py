@@ -20,12 +20,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from bench import Row, budget_row, info_row, interleave_async, ratio_row, report
-from bench.bench_middleware import new_turn
-from bench.bench_run import APP_NAME, fluent_pipeline, hand_runner, scripts_for
+from bench import Row, budget_row, info_row, ratio_row, report
+from bench.bench_middleware import measure_stacks, new_turn
+from bench.bench_run import APP_NAME, fluent_pipeline, scripts_for
 
 
 def _tracing_on() -> Any:
@@ -63,36 +63,9 @@ def _telemetry(meter_provider: Any) -> tuple[Any, ...]:
 
 
 async def measure(repeat: int, warmup: int, meter_provider: Any) -> dict[str, list[float]]:
-    from adk_fluent import ExecutionConfig
-    from adk_fluent.testing import mock_backend
-
-    turns = repeat + warmup + 1
-    pipeline = fluent_pipeline()
-    runners = {
-        "raw": hand_runner(turns),
-        "none": pipeline.to_runner(
-            ExecutionConfig(app_name=APP_NAME), backend=mock_backend(scripts_for(turns))
-        ),
-        "telemetry": pipeline.to_runner(
-            ExecutionConfig(app_name=APP_NAME, middleware=_telemetry(meter_provider)),
-            backend=mock_backend(scripts_for(turns)),
-        ),
-        "enrichment": pipeline.to_runner(
-            ExecutionConfig(app_name=APP_NAME, middleware=_telemetry(meter_provider)[:1]),
-            backend=mock_backend(scripts_for(turns)),
-        ),
-        "cost": pipeline.to_runner(
-            ExecutionConfig(app_name=APP_NAME, middleware=_telemetry(meter_provider)[1:]),
-            backend=mock_backend(scripts_for(turns)),
-        ),
-    }
-    checked = {name: await new_turn(runner) for name, runner in runners.items()}
-    authors = {name: [e.author for e in events] for name, events in checked.items()}
-    assert len({tuple(a) for a in authors.values()}) == 1, authors
-    variants: dict[str, Callable[[], Awaitable[object]]] = {
-        name: (lambda runner=runner: new_turn(runner)) for name, runner in runners.items()
-    }
-    return await interleave_async(variants, repeat=repeat, warmup=warmup)
+    telemetry = _telemetry(meter_provider)
+    stacks = {"telemetry": telemetry, "enrichment": telemetry[:1], "cost": telemetry[1:]}
+    return await measure_stacks(stacks, repeat, warmup)
 
 
 async def per_span(turns: int, exporter: Any, meter_provider: Any) -> tuple[float, int]:

@@ -29,6 +29,7 @@ class BuildError(AdkFluentError, ValueError):
         self.agent = agent
         self.field = field
         self.hint = hint
+        self.message = message  # without the "agent '...', field '...': " prefix and the hint
         where = []
         if agent is not None:
             where.append(f"agent '{agent}'")

@@ -778,7 +778,7 @@ def estimate_cost(
                 scenarios[scenario] = _estimate_one(root, names, value)
             except BuildError as error:  # say which scenario the mistake is in
                 raise BuildError(
-                    f"scenario '{scenario}': {_message_of(error)}",
+                    f"scenario '{scenario}': {error.message}",
                     agent=error.agent,
                     field=error.field,
                     hint=error.hint,
@@ -791,18 +791,6 @@ def estimate_cost(
         hint="e.g. estimate_cost(pipeline, TrafficAssumptions(invocations=10_000, "
         "avg_input_tokens=500)).",
     )
-
-
-def _message_of(error: BuildError) -> str:
-    """The message of a BuildError without its location prefix and hint."""
-    text = str(error).split("\n  hint: ", 1)[0]
-    where = []
-    if error.agent is not None:
-        where.append(f"agent '{error.agent}'")
-    if error.field is not None:
-        where.append(f"field '{error.field}'")
-    prefix = f"{', '.join(where)}: " if where else ""
-    return text.removeprefix(prefix)
 
 
 def _estimate_one(root: Node, names: _TreeNames, assumptions: TrafficAssumptions) -> CostModel:

@@ -19,7 +19,7 @@ from typing import Any, overload
 
 from adk_fluent.api.agent import Agent
 from adk_fluent.api.builder import BuilderBase, check_name
-from adk_fluent.api.presets import Preset, bare_message
+from adk_fluent.api.presets import Preset
 from adk_fluent.errors import BuildError, describe_value
 
 
@@ -76,7 +76,7 @@ def _agent_from(fn: Any, name: str | None, preset: Preset | None) -> Agent:
     except BuildError as error:
         hint = "rename the function, or give the agent another name: @agent(name='...')."
         raise BuildError(
-            bare_message(error),
+            error.message,
             agent=error.agent,
             field="name",
             hint=hint if name is None else error.hint,

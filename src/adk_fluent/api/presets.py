@@ -111,22 +111,10 @@ def _check_key(name: str) -> None:
     )
 
 
-def bare_message(error: BuildError) -> str:
-    """A BuildError's message without the "agent '...', field '...': " prefix and the hint."""
-    text = str(error).split("\n  hint: ", 1)[0]
-    where = []
-    if error.agent is not None:
-        where.append(f"agent '{error.agent}'")
-    if error.field is not None:
-        where.append(f"field '{error.field}'")
-    prefix = f"{', '.join(where)}: " if where else ""
-    return text[len(prefix) :] if prefix and text.startswith(prefix) else text
-
-
 def _refined(error: BuildError, name: str, agent: str | None) -> BuildError:
     """The setter's error, said of the preset setting that caused it."""
     return type(error)(
-        f"{bare_message(error)} (from the preset's '{name}')",
+        f"{error.message} (from the preset's '{name}')",
         agent=agent,
         field=name,
         hint=error.hint,
