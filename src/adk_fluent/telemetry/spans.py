@@ -46,6 +46,10 @@ def is_model_span(span: Any) -> bool:
     return str(getattr(span, "name", "")).startswith(MODEL_SPANS)
 
 
+def _is_generate_content(span: Any) -> bool:
+    return str(getattr(span, "name", "")).startswith(MODEL_SPANS[0])
+
+
 def span_id(span: Any) -> int:
     return int(span.get_span_context().span_id)
 
@@ -132,7 +136,7 @@ def model_call_span() -> Any:
     current = recording_span()
     if current is None:
         return None
-    if str(getattr(current, "name", "")).startswith(MODEL_SPANS[0]):
+    if _is_generate_content(current):
         return current
     processor = model_spans()
     found = None
@@ -143,7 +147,7 @@ def model_call_span() -> Any:
             if span is None:
                 break
             found = span
-            if str(getattr(span, "name", "")).startswith(MODEL_SPANS[0]):
+            if _is_generate_content(span):
                 return span
     if found is not None:
         return found

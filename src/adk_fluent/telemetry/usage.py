@@ -22,11 +22,10 @@ BAR_WIDTH = 24
 
 @dataclass(frozen=True)
 class Call:
-    """One recorded model call: its record, the invocation it belongs to, the event's author."""
+    """One recorded model call: its record and the invocation it belongs to."""
 
     record: UsageRecord
     invocation_id: str
-    event_id: str = ""
 
 
 @dataclass
@@ -64,9 +63,9 @@ class AgentUsage:
         return self.input_tokens + self.output_tokens + self.thinking_tokens
 
 
-def _metadata_and_ids(event: Any) -> tuple[dict[str, Any], str, str, bool]:
-    """(custom metadata, invocation id, event id, whether ADK reported usage) of an AgentEvent
-    or an ADK Event."""
+def _metadata_of(event: Any) -> tuple[dict[str, Any], str, bool]:
+    """(custom metadata, invocation id, whether ADK reported usage) of an AgentEvent or an ADK
+    Event."""
     raw = getattr(event, "raw", None)
     source = raw if raw is not None else event
     metadata = getattr(event, "metadata", None)
@@ -78,7 +77,6 @@ def _metadata_and_ids(event: Any) -> tuple[dict[str, Any], str, str, bool]:
     return (
         metadata,
         str(getattr(event, "invocation_id", "") or ""),
-        str(getattr(event, "id", "") or ""),
         reported,
     )
 
@@ -219,10 +217,10 @@ def usage(events: Any) -> UsageReport:
     calls: list[Call] = []
     unattributed = 0
     for event in events or ():
-        metadata, invocation_id, event_id, reported = _metadata_and_ids(event)
+        metadata, invocation_id, reported = _metadata_of(event)
         record = metadata.get(USAGE_KEY)
         if isinstance(record, dict):
-            calls.append(Call(UsageRecord.from_dict(record), invocation_id, event_id))
+            calls.append(Call(UsageRecord.from_dict(record), invocation_id))
         elif reported:
             unattributed += 1
     return UsageReport(calls, unattributed)

@@ -18,6 +18,7 @@ from google.adk.tools.tool_context import ToolContext
 from adk_fluent import Agent, C, S
 from adk_fluent.adk.model_selection import selection_for
 from adk_fluent.ir.model_selection import ModelCandidate, SelectionInput
+from adk_fluent.ir.prices import ModelPrice
 from adk_fluent.testing import call, mock_backend
 from adk_fluent.testing.scripted import DEFAULT_MODEL
 from tests.support.middleware import text_of, user
@@ -211,3 +212,11 @@ async def test_a_plain_runner_over_the_app_calls_and_traces_the_chosen_model():
     assert [s.name for s in model_spans(exporter.get_finished_spans())] == [
         "generate_content gemini-2.5-pro"
     ]
+
+
+async def test_under_a_mock_backend_a_name_the_registry_cannot_resolve_is_still_picked():
+    # the provider's package may be installed only where the real model runs; a real build of
+    # the same agent is refused (misuse corpus: model-select-*registry*)
+    priced = ModelCandidate("claude-sonnet-x", price=ModelPrice(3, 15))
+    chosen = Agent("a", "claude-sonnet-x").instruct("Go.").model_select("cost_optimized", [priced])
+    assert await models_called(chosen, {"a": ["ok"]}) == ["claude-sonnet-x"]

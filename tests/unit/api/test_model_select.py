@@ -13,12 +13,11 @@ import pytest
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
-from adk_fluent import Agent, C, S, check_contracts
+from adk_fluent import Agent, S, check_contracts
 from adk_fluent.adk import model_selection as runtime
 from adk_fluent.adk.model_selection import ModelSelection, request_chars, selection_for
 from adk_fluent.ir.model_selection import ModelCandidate, ModelSelectorNode, Selection
 from adk_fluent.ir.prices import ModelPrice, Prices
-from adk_fluent.testing import mock_backend
 
 FLASH = ModelCandidate("gemini-2.5-flash", quality_tier=1, capabilities=frozenset({"vision"}))
 PRO = ModelCandidate("gemini-2.5-pro", quality_tier=2, capabilities=frozenset({"vision"}))
@@ -132,32 +131,6 @@ def test_the_contract_checker_sees_the_budget_key_as_a_read():
     # the budget key's edge appears in the diagram
     chart = (S.set(budget_usd=0.5) >> agent).to_mermaid()
     assert "-. budget_usd .->" in chart
-
-
-# -- compile -----------------------------------------------------------------------------------
-def test_the_selection_step_comes_first_after_a_context_view():
-    from adk_fluent.adk.context_view import ContextView
-
-    agent = policy().before_model(before)
-    native = agent.build()
-    callbacks = native.before_model_callback
-    assert isinstance(callbacks[0], ModelSelection) and callbacks[1] is before
-    assert callbacks[0].selector == agent.to_ir().model_selector
-    with_view = agent.context(C.user_only()).build().before_model_callback
-    assert [type(c) for c in with_view[:2]] == [ContextView, ModelSelection]
-    assert with_view[2] is before
-    # without .model_select() the user's callback is the agent's only one
-    plain = Agent("classifier", "gemini-2.5-flash").before_model(before).build()
-    assert plain.before_model_callback is before
-    assert native.model == "gemini-2.5-flash"  # the agent's own model is left as it was
-
-
-def test_a_mock_backend_lets_names_the_registry_cannot_resolve_through():
-    # the provider's package may be installed only where the real model runs
-    priced = ModelCandidate("claude-sonnet-x", price=ModelPrice(3, 15))
-    agent = Agent("a", "claude-sonnet-x").model_select("cost_optimized", [priced])
-    native = agent.build(backend=mock_backend({"a": ["ok"]}))
-    assert isinstance(native.before_model_callback[0], ModelSelection)
 
 
 # -- the runtime step and the record of selections (no Runner: a request and a context) ------
