@@ -42,6 +42,11 @@ _EXPORTS = {
     "NodeCost": "analysis.cost",
     "cost_attribution": "telemetry.cost",
     "usage": "telemetry.usage",
+    "FluentEvalSuite": "evaluation.suite",
+    "FluentCase": "evaluation.cases",
+    "FluentJudge": "evaluation.cases",
+    "FluentEvalReport": "evaluation.report",
+    "EvalError": "errors",
     "UsageReport": "telemetry.usage",
     "C": "api.context",
     "ContextSpec": "ir.context_spec",
@@ -116,7 +121,12 @@ __all__ = [
     "ExecutionConfig",
     "Fallback",
     "FanOut",
+    "EvalError",
     "FieldNotInstalledError",
+    "FluentCase",
+    "FluentEvalReport",
+    "FluentEvalSuite",
+    "FluentJudge",
     "Gate",
     "Issue",
     "Loop",
@@ -239,6 +249,7 @@ if TYPE_CHECKING:
         ContractError,
         DuplicateNameError,
         EmptyCompositeError,
+        EvalError,
         FieldNotInstalledError,
         RunError,
         SchemaCompositionError,
@@ -249,6 +260,9 @@ if TYPE_CHECKING:
         StateWriteError,
         UnknownSetterError,
     )
+    from adk_fluent.evaluation.cases import FluentCase, FluentJudge
+    from adk_fluent.evaluation.report import FluentEvalReport
+    from adk_fluent.evaluation.suite import FluentEvalSuite
     from adk_fluent.ir.context_spec import ContextSpec
     from adk_fluent.ir.middleware import Middleware
     from adk_fluent.ir.model_selection import ModelCandidate, ModelSelectorNode

@@ -25,12 +25,16 @@ class BuildError(AdkFluentError, ValueError):
         agent: str | None = None,
         field: str | None = None,
         hint: str | None = None,
+        case: str | None = None,
     ) -> None:
         self.agent = agent
         self.field = field
         self.hint = hint
+        self.case = case  # an evaluation case's id (EvalError)
         self.message = message  # without the "agent '...', field '...': " prefix and the hint
         where = []
+        if case is not None:
+            where.append(f"case '{case}'")
         if agent is not None:
             where.append(f"agent '{agent}'")
         if field is not None:
@@ -55,6 +59,11 @@ class DuplicateNameError(BuildError):
 
 class EmptyCompositeError(BuildError):
     """A Pipeline, FanOut, Loop or Fallback with nothing inside."""
+
+
+class EvalError(BuildError):
+    """An evaluation suite or case that cannot be compiled, loaded or run as written; the
+    message names the case (and the agent or field) and ends with a hint."""
 
 
 class StateStepError(AdkFluentError, RuntimeError):

@@ -19,6 +19,7 @@ ROOMS = {
     "adk_fluent.cli": 7,  # the command: loads the user's builders, calls check_contracts
     "adk_fluent.api": 6,
     "adk_fluent.testing": 6,
+    "adk_fluent.evaluation": 6,  # FluentEvalSuite over ADK's eval stack; the cli's `eval` above it
     "adk_fluent.middleware": 5,  # the built-ins; ir.middleware is the protocol, adk.plugins the plugin
     "adk_fluent.telemetry": 5,  # span enrichment and cost attribution (middleware too)
     "adk_fluent.run": 4,
@@ -33,6 +34,7 @@ ADK_ROOMS = (
     "adk_fluent.run",
     "adk_fluent.middleware",
     "adk_fluent.telemetry",
+    "adk_fluent.evaluation",
     "adk_fluent.testing",
 )
 CODEGEN_TOOLS = ("jinja2", "libcst", "typer", "ruff", "deepdiff")

@@ -187,3 +187,16 @@ def state_class() -> type:
     from google.adk.sessions.state import State
 
     return State
+
+
+@functools.cache
+def eval_service_takes_app() -> bool:
+    """Whether ADK's LocalEvalService runs an App (its plugins included) during inference:
+    `LocalEvalService(..., app=App)` (ADK 2.x). Without it, ADK runs the bare root agent and
+    drops the App's plugins (google/adk-python#3833, #5503), so adk-fluent runs the turns
+    through a Runner of the App itself and hands ADK only the scoring."""
+    import inspect
+
+    from google.adk.evaluation.local_eval_service import LocalEvalService
+
+    return "app" in inspect.signature(LocalEvalService.__init__).parameters

@@ -1,0 +1,251 @@
+"""FluentCase <-> ADK's EvalCase, and a suite's metrics <-> ADK's EvalConfig.
+
+The file an `adk eval` run reads holds what each case expects in ADK's own fields:
+- the user's turns in `conversation[i].user_content`;
+- the expected answer in `final_response`; when adk-fluent checks it, the text part carries
+  `part_metadata={"adk_fluent": {"match": "contains", ...}}` (genai's field for a part's
+  custom metadata), which ADK's own metrics ignore;
+- the expected tool calls in `intermediate_data.tool_uses`, an argument checked by a rule as
+  `{"$match": ...}` (matchers.py), a call checked by name only without `args`;
+- the starting state in `session_input.state`, and `expect_state` in `final_session_state`
+  (ADK stores but does not check it; adk-fluent does).
+Tags and targets are not ADK fields: the YAML format (files.py) keeps them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from adk_fluent.errors import EvalError
+from adk_fluent.evaluation.cases import FluentCase, ResponseCheck, ToolCall, Turn
+from adk_fluent.evaluation.matchers import decode, encode, serializable
+
+TRAJECTORY_METRIC = "adk_fluent_trajectory"
+RESPONSE_METRIC = "adk_fluent_response"
+METADATA_KEY = "adk_fluent"
+# The functions `adk eval` imports for adk-fluent's metrics (custom_metrics code_config).
+FUNCTION_PATHS = {
+    TRAJECTORY_METRIC: "adk_fluent.evaluation.adk_metrics.trajectory_metric",
+    RESPONSE_METRIC: "adk_fluent.evaluation.adk_metrics.response_metric",
+}
+JUDGE_FUNCTION_PATH = "adk_fluent.evaluation.adk_metrics.judge_metric"
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """One metric a suite runs: ADK's (by its registered name) or adk-fluent's. `criterion`
+    holds the rest of ADK's criterion (match type, judge model options, ...)."""
+
+    name: str
+    threshold: float | None
+    criterion: Mapping[str, Any] = field(default_factory=dict)
+    function_path: str | None = None  # custom metrics: what `adk eval` imports
+
+
+def _content(role: str, text: str, metadata: dict[str, Any] | None = None) -> Any:
+    from google.genai import types
+
+    part = types.Part(text=text)
+    if metadata is not None:
+        part.part_metadata = {METADATA_KEY: metadata}
+    return types.Content(role=role, parts=[part])
+
+
+def _response_metadata(check: ResponseCheck) -> dict[str, Any]:
+    meta: dict[str, Any] = {"match": check.mode}
+    if check.threshold is not None:
+        meta["threshold"] = check.threshold
+    if check.ignore_case:
+        meta["ignore_case"] = True
+    return meta
+
+
+def _tool_uses(calls: Iterable[ToolCall], case: str) -> list[Any]:
+    from google.genai import types
+
+    out = []
+    for call in calls:
+        if call.args is not None and not serializable(dict(call.args)):
+            raise EvalError(
+                f"{call.describe()} checks an argument with a function, which a file cannot hold",
+                case=case,
+                field="tools",
+                hint="use ANY or Regex(...) for arguments of cases you export or save.",
+            )
+        args = None if call.args is None else encode(dict(call.args))
+        out.append(types.FunctionCall(name=call.name, args=args))
+    return out
+
+
+def to_invocation(turn: Turn, case: str) -> Any:
+    from google.adk.evaluation.eval_case import IntermediateData, Invocation
+
+    final = None
+    if isinstance(turn.response, ResponseCheck):
+        # One text part: the reference answer when there is one (what ADK's own response
+        # metrics compare with), the check's text in the metadata when it differs.
+        meta = _response_metadata(turn.response)
+        text = turn.reference if turn.reference is not None else turn.response.text
+        if text != turn.response.text:
+            meta["value"] = turn.response.text
+        final = _content("model", text, meta)
+    elif turn.reference is not None:
+        final = _content("model", turn.reference)
+    tools = None
+    if turn.tools is not None:
+        tools = IntermediateData(tool_uses=_tool_uses(turn.tools, case))  # type: ignore[arg-type]
+    return Invocation(
+        user_content=_content("user", turn.text), final_response=final, intermediate_data=tools
+    )
+
+
+def to_eval_case(case: FluentCase, app_name: str, *, strict: bool = True) -> Any:
+    """ADK's EvalCase for a case. `strict`: a predicate in `expect_state` is an error (a file
+    cannot hold it); otherwise it is left out of `final_session_state`."""
+    from google.adk.evaluation.eval_case import SessionInput
+    from google.adk.evaluation.eval_set import EvalCase
+
+    expected_state: dict[str, Any] = {}
+    for key, value in (case.expect_state or {}).items():
+        name = getattr(key, "key", key)
+        if serializable(value):
+            expected_state[name] = encode(value)
+        elif strict:
+            raise EvalError(
+                f"expect_state[{name!r}] is checked by a function, which a file cannot hold",
+                case=case.case_id,
+                field="expect_state",
+                hint="use a value, ANY or Regex(...) in cases you export or save.",
+            )
+    return EvalCase(
+        eval_id=case.case_id,
+        conversation=[to_invocation(turn, case.case_id) for turn in case.turns],
+        session_input=SessionInput(
+            app_name=app_name, user_id=case.user_id, state=dict(case.state or {})
+        ),
+        final_session_state=expected_state,
+    )
+
+
+def to_eval_set(
+    name: str, cases: Iterable[FluentCase], app_name: str, *, strict: bool = True
+) -> Any:
+    from google.adk.evaluation.eval_set import EvalSet
+
+    return EvalSet(
+        eval_set_id=name,
+        name=name,
+        eval_cases=[to_eval_case(case, app_name, strict=strict) for case in cases],
+    )
+
+
+def _texts(content: Any) -> list[Any]:
+    return [part for part in (getattr(content, "parts", None) or []) if part.text is not None]
+
+
+def _turn_from(invocation: Any, case: str) -> Turn:
+    from google.adk.evaluation.eval_case import get_all_tool_calls
+
+    user = "".join(part.text for part in _texts(invocation.user_content))
+    response: ResponseCheck | None = None
+    reference = None
+    for part in _texts(invocation.final_response):
+        meta = (part.part_metadata or {}).get(METADATA_KEY)
+        if meta is None:
+            reference = part.text if reference is None else reference
+            continue
+        if "value" in meta:
+            reference = part.text
+        response = ResponseCheck(
+            mode=meta.get("match", "exact"),
+            text=meta.get("value", part.text),
+            threshold=meta.get("threshold"),
+            ignore_case=bool(meta.get("ignore_case", False)),
+        )
+    tools = None
+    if invocation.intermediate_data is not None:
+        tools = [
+            ToolCall(
+                call.name or "",
+                None if call.args is None else decode(call.args, where=call.name or "tool"),
+            )
+            for call in get_all_tool_calls(invocation.intermediate_data)
+        ]
+    if response is not None and response.mode not in ("exact", "contains", "regex", "rouge"):
+        raise EvalError(
+            f"unknown response match {response.mode!r} in the file",
+            case=case,
+            field="response",
+            hint="adk-fluent writes exact, contains, regex or rouge.",
+        )
+    return Turn(user or " ", response, tools, reference)
+
+
+def from_eval_case(eval_case: Any) -> FluentCase:
+    """A FluentCase from ADK's EvalCase (a static conversation)."""
+    case_id = eval_case.eval_id
+    if not eval_case.conversation:
+        raise EvalError(
+            "the case has no conversation (a user-simulation scenario cannot be loaded as turns)",
+            case=case_id,
+            field="conversation",
+            hint="write simulated cases in code with UserSimulation(...).",
+        )
+    session = eval_case.session_input
+    expected_state = {
+        key: decode(value, where=f"final_session_state[{key!r}]")
+        for key, value in (eval_case.final_session_state or {}).items()
+    }
+    return FluentCase(
+        [_turn_from(invocation, case_id) for invocation in eval_case.conversation],
+        expect_state=expected_state or None,
+        state=dict(session.state) if session else None,
+        id=case_id,
+        user_id=session.user_id if session and session.user_id else "eval_user",
+    )
+
+
+def eval_config(metrics: Iterable[MetricSpec]) -> Any:
+    """ADK's EvalConfig (test_config.json) for the metrics, adk-fluent's as custom metrics."""
+    from google.adk.evaluation.eval_config import EvalConfig
+
+    return EvalConfig.model_validate(eval_config_data(metrics))
+
+
+def eval_config_data(metrics: Iterable[MetricSpec]) -> dict[str, Any]:
+    """test_config.json as plain data: only what the suite says, none of a release's defaults
+    (a file written on ADK 2.x reads the same on 1.x)."""
+    criteria: dict[str, Any] = {}
+    custom: dict[str, Any] = {}
+    for metric in metrics:
+        if metric.criterion or metric.threshold is None:
+            criteria[metric.name] = {"threshold": metric.threshold, **dict(metric.criterion)}
+        else:
+            criteria[metric.name] = metric.threshold
+        if metric.function_path is not None:
+            custom[metric.name] = {"code_config": {"name": metric.function_path}}
+    data: dict[str, Any] = {"criteria": criteria}
+    if custom:
+        data["custom_metrics"] = custom
+    return data
+
+
+def metrics_from_config(config: Any) -> list[MetricSpec]:
+    """The metrics an EvalConfig (or its JSON as a dict) names, in order."""
+    data = config if isinstance(config, Mapping) else config.model_dump(mode="json", by_alias=False)
+    criteria = data.get("criteria") or {}
+    custom = data.get("custom_metrics") or data.get("customMetrics") or {}
+    out = []
+    for name, criterion in criteria.items():
+        path = None
+        if name in custom:
+            code = custom[name].get("code_config") or custom[name].get("codeConfig") or {}
+            path = code.get("name")
+        if isinstance(criterion, Mapping):
+            rest = {key: value for key, value in criterion.items() if key != "threshold"}
+            out.append(MetricSpec(name, criterion.get("threshold"), rest, path))
+        else:
+            out.append(MetricSpec(name, float(criterion), {}, path))
+    return out

@@ -1,0 +1,345 @@
+"""Running a suite on ADK's eval stack: the App (plugins and all) answers each case's turns,
+LocalEvalService scores them with ADK's metrics and adk-fluent's, and the session each case
+leaves behind is checked against its `expect_state`.
+
+Inference goes through LocalEvalService with the App where ADK accepts one; on releases where
+it only takes a root agent (and would drop the App's plugins), the same turns run through a
+Runner of the App here, and the events become ADK's Invocations with ADK's own converter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from adk_fluent.evaluation.adk_metrics import (
+    FluentMetricRegistry,
+    actual_calls,
+    final_text,
+)
+from adk_fluent.evaluation.cases import FluentCase, FluentJudge
+from adk_fluent.evaluation.compile import (
+    RESPONSE_METRIC,
+    TRAJECTORY_METRIC,
+    MetricSpec,
+    to_eval_set,
+)
+from adk_fluent.evaluation.matchers import check_value, show
+from adk_fluent.evaluation.report import (
+    CaseResult,
+    MetricOutcome,
+    StateOutcome,
+    Status,
+    TurnOutcome,
+)
+from adk_fluent.evaluation.scoring import check_trajectory, show_call, trajectory_diff
+
+# ADK's eval inference writes this key into the session state (its request interceptor); it is
+# ADK's bookkeeping, not the pipeline's state, so state checks and reports leave it out.
+_ADK_EVAL_KEYS = frozenset({"__llm_request_key__"})
+
+
+@dataclass(frozen=True)
+class Services:
+    session_service: Any = None
+    artifact_service: Any = None
+    memory_service: Any = None
+
+
+def eval_metrics(specs: Sequence[MetricSpec]) -> list[Any]:
+    from google.adk.evaluation.eval_metrics import BaseCriterion, EvalMetric
+
+    out = []
+    for spec in specs:
+        criterion = BaseCriterion.model_validate({"threshold": spec.threshold, **spec.criterion})
+        out.append(EvalMetric(metric_name=spec.name, threshold=spec.threshold, criterion=criterion))
+    return out
+
+
+async def infer_with_app(
+    app: Any, eval_set: Any, services: Services, parallelism: int
+) -> list[Any]:
+    """ADK's InferenceResults for the eval set's cases, each run through a Runner of the App."""
+    from google.adk.evaluation.base_eval_service import InferenceResult, InferenceStatus
+    from google.adk.evaluation.evaluation_generator import EvaluationGenerator
+    from google.adk.events.event import Event
+    from google.adk.runners import Runner
+
+    gate = asyncio.Semaphore(parallelism)
+    runner = Runner(
+        app=app,
+        session_service=services.session_service,
+        artifact_service=services.artifact_service,
+        memory_service=services.memory_service,
+    )
+
+    async def one(eval_case: Any) -> Any:
+        session_input = eval_case.session_input
+        user_id = session_input.user_id
+        session_id = f"adk-fluent-eval-{uuid.uuid4().hex}"
+        result = InferenceResult(
+            app_name=app.name,
+            eval_set_id=eval_set.eval_set_id,
+            eval_case_id=eval_case.eval_id,
+            session_id=session_id,
+        )
+        async with gate:
+            try:
+                await services.session_service.create_session(
+                    app_name=app.name,
+                    user_id=user_id,
+                    session_id=session_id,
+                    state=dict(session_input.state or {}),
+                )
+                events: list[Any] = []
+                for invocation in eval_case.conversation:
+                    first = True
+                    async for event in runner.run_async(
+                        user_id=user_id, session_id=session_id, new_message=invocation.user_content
+                    ):
+                        if first:  # the user's turn, under the turn's invocation id (as ADK does)
+                            events.append(
+                                Event(
+                                    author="user",
+                                    content=invocation.user_content,
+                                    invocation_id=event.invocation_id,
+                                )
+                            )
+                            first = False
+                        events.append(event)
+                result.inferences = EvaluationGenerator.convert_events_to_eval_invocations(events)
+                result.status = InferenceStatus.SUCCESS
+            except Exception as error:  # ADK's own path records a failed case the same way
+                result.status = InferenceStatus.FAILURE
+                result.error_message = f"{type(error).__name__}: {error}"
+        return result
+
+    try:
+        return list(await asyncio.gather(*(one(case) for case in eval_set.eval_cases)))
+    finally:
+        await runner.close()
+
+
+async def evaluate_group(
+    *,
+    app: Any,
+    suite_name: str,
+    cases: Sequence[FluentCase],
+    metrics: Sequence[MetricSpec],
+    judges: Sequence[FluentJudge],
+    services: Services,
+    parallelism: int,
+    trajectory_match: str,
+) -> list[CaseResult]:
+    """Run and score one group of cases (one target) on the App; one CaseResult per case."""
+    from google.adk.evaluation.base_eval_service import (
+        EvaluateConfig,
+        EvaluateRequest,
+        InferenceConfig,
+        InferenceRequest,
+    )
+    from google.adk.evaluation.in_memory_eval_sets_manager import InMemoryEvalSetsManager
+    from google.adk.evaluation.local_eval_service import LocalEvalService
+
+    from adk_fluent.adk.compat import eval_service_takes_app
+
+    eval_set = to_eval_set(suite_name, cases, app.name, strict=False)
+    manager = InMemoryEvalSetsManager()
+    manager.create_eval_set(app_name=app.name, eval_set_id=eval_set.eval_set_id)
+    for eval_case in eval_set.eval_cases:
+        manager.add_eval_case(
+            app_name=app.name, eval_set_id=eval_set.eval_set_id, eval_case=eval_case
+        )
+    registry = FluentMetricRegistry()
+    for judge in judges:
+        registry.register_judge(judge)
+    settings: dict[str, Any] = {
+        "root_agent": app.root_agent,
+        "eval_sets_manager": manager,
+        "metric_evaluator_registry": registry,
+        "session_service": services.session_service,
+        "artifact_service": services.artifact_service,
+        "memory_service": services.memory_service,
+    }
+    native = eval_service_takes_app()
+    if native:
+        settings["app"] = app
+    service = LocalEvalService(**settings)
+    if native:
+        request = InferenceRequest(
+            app_name=app.name,
+            eval_set_id=eval_set.eval_set_id,
+            inference_config=InferenceConfig(parallelism=parallelism),
+        )
+        inferences = [result async for result in service.perform_inference(request)]
+    else:
+        inferences = await infer_with_app(app, eval_set, services, parallelism)
+    # A case whose run failed has nothing to score (ADK 1.x's evaluate() would raise on it);
+    # it is reported as an error with the run's message.
+    ran = [result for result in inferences if result.inferences is not None]
+    scored = [
+        result
+        async for result in service.evaluate(
+            EvaluateRequest(
+                inference_results=ran,
+                evaluate_config=EvaluateConfig(
+                    eval_metrics=eval_metrics(metrics), parallelism=parallelism
+                ),
+            )
+        )
+    ]
+    by_case = {result.eval_id: result for result in scored}
+    errors = {
+        result.eval_case_id: result.error_message or "the case did not run"
+        for result in inferences
+        if result.inferences is None or getattr(result.status, "name", "") == "FAILURE"
+    }
+    inferred = {result.eval_case_id: result.inferences or [] for result in inferences}
+    return [
+        case_result(
+            case,
+            by_case.get(case.case_id),
+            inferred.get(case.case_id, []),
+            errors.get(case.case_id)
+            if case.case_id in by_case
+            else errors.get(case.case_id, "no result"),
+            trajectory_match,
+        )
+        for case in cases
+    ]
+
+
+def _status(adk_status: Any) -> Status:
+    name = getattr(adk_status, "name", str(adk_status)).lower()
+    return {"passed": "passed", "failed": "failed"}.get(name, "not_evaluated")  # type: ignore[return-value]
+
+
+def state_outcomes(case: FluentCase, state: dict[str, Any]) -> list[StateOutcome]:
+    out = []
+    for key, expected in (case.expect_state or {}).items():
+        name = getattr(key, "key", key)
+        present = name in state
+        actual = state.get(name)
+        reason = check_value(expected, actual, present=present)
+        declared = getattr(key, "type", None)
+        if reason is None and present and declared is not None and hasattr(key, "schema"):
+            reason = _type_problem(key, actual)
+        out.append(
+            StateOutcome(
+                key=name,
+                expected=show(expected),
+                actual=repr(actual) if present else "(missing)",
+                passed=reason is None,
+                reason=reason,
+            )
+        )
+    return out
+
+
+def _type_problem(ref: Any, value: Any) -> str | None:
+    """A StateSchema field's value that does not validate as its declared type."""
+    from adk_fluent.ir.state_keys import UNKNOWN
+
+    if ref.type is UNKNOWN:
+        return None
+    from pydantic import TypeAdapter, ValidationError
+
+    try:
+        TypeAdapter(ref.type).validate_python(value, strict=False)
+    except ValidationError:
+        from adk_fluent.ir.state_keys import type_name
+
+        return f"{value!r} is not a {type_name(ref.type)} (declared on {ref!r})"
+    except Exception:  # a type pydantic cannot build an adapter for: no type check
+        return None
+    return None
+
+
+def case_result(
+    case: FluentCase,
+    adk_result: Any,
+    actual: Sequence[Any],
+    error: str | None,
+    trajectory_match: str,
+) -> CaseResult:
+    """One case's CaseResult from ADK's EvalCaseResult, the actual invocations and the state."""
+    turns = []
+    for index, turn in enumerate(case.turns):
+        invocation = actual[index] if index < len(actual) else None
+        calls = actual_calls(invocation)
+        answer = final_text(invocation) if invocation is not None else ""
+        response_problem = trajectory_problem = None
+        check = turn.response if not isinstance(turn.response, str) else None
+        if check is not None and invocation is not None:
+            response_problem = check.check(answer)[1]
+        diff: list[str] = []
+        if turn.tools is not None and invocation is not None:
+            expected = list(turn.tools)
+            trajectory_problem = check_trajectory(expected, calls, trajectory_match)  # type: ignore[arg-type]
+            diff = trajectory_diff(expected, calls) if (trajectory_problem or expected) else []  # type: ignore[arg-type]
+        turns.append(
+            TurnOutcome(
+                user=turn.text,
+                response=answer,
+                tool_calls=[show_call(name, args) for name, args in calls],
+                response_check=None if check is None else check.describe(),
+                response_problem=response_problem,
+                trajectory=diff,
+                trajectory_problem=trajectory_problem,
+            )
+        )
+    outcomes: dict[str, MetricOutcome] = {}
+    state: dict[str, Any] = {}
+    tokens = {"input": 0, "output": 0}
+    status: Status
+    if adk_result is None or error is not None:
+        status = "error"
+        error = error or "the case did not run"
+    else:
+        status = _status(adk_result.final_eval_status)
+        for result in adk_result.overall_eval_metric_results:
+            outcomes[result.metric_name] = MetricOutcome(
+                result.score, result.threshold, _status(result.eval_status)
+            )
+        session = adk_result.session_details
+        if session is not None:
+            state = {k: v for k, v in session.state.items() if k not in _ADK_EVAL_KEYS}
+            for event in session.events:
+                usage = getattr(event, "usage_metadata", None)
+                if usage is not None and not getattr(event, "partial", False):
+                    tokens["input"] += usage.prompt_token_count or 0
+                    tokens["output"] += usage.candidates_token_count or 0
+    checks = state_outcomes(case, state) if status != "error" else []
+    if status != "error":
+        failing = any(not check.passed for check in checks)
+        if failing:
+            status = "failed"
+        elif checks and status == "not_evaluated":
+            status = "passed"
+    return CaseResult(
+        id=case.case_id,
+        status=status,
+        metrics=outcomes,
+        state=checks,
+        turns=turns,
+        tags=list(case.tags),
+        target=case.target,
+        error=error,
+        tokens=tokens if any(tokens.values()) else {},
+    )
+
+
+def metric_names(metrics: Sequence[MetricSpec]) -> list[str]:
+    return [spec.name for spec in metrics]
+
+
+__all__ = [
+    "RESPONSE_METRIC",
+    "TRAJECTORY_METRIC",
+    "Services",
+    "evaluate_group",
+    "infer_with_app",
+]

@@ -1,0 +1,394 @@
+"""Suites in files: ADK's `.evalset.json` (with its test_config.json) in, and adk-fluent's YAML
+format in and out.
+
+The YAML format keeps everything a suite says that a file can hold (tags and targets too, which
+ADK's eval set has no field for):
+
+    name: booking
+    trajectory_match: exact            # or in_order / any_order
+    metrics: {response_match_score: 0.6}
+    cases:
+      - id: paris
+        input: Book me a trip to Paris     # or turns: [{text: ..., response: ..., tools: ...}]
+        response: {contains: booked}       # exact / contains / regex / rouge (+ threshold)
+        tools:
+          - lookup                         # by name, any arguments
+          - {name: book, args: {city: Paris, date: {$match: any}}}
+        state: {tier: gold}
+        expect_state: {booking_ref: {$match: regex, pattern: ^BK-}}
+        target: booker
+        tags: [booking]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from adk_fluent.errors import EvalError, describe_value
+from adk_fluent.evaluation.cases import FluentCase, ResponseCheck, ToolCall, Turn, rouge
+from adk_fluent.evaluation.compile import (
+    RESPONSE_METRIC,
+    TRAJECTORY_METRIC,
+    from_eval_case,
+    metrics_from_config,
+)
+from adk_fluent.evaluation.matchers import decode, encode, serializable
+
+if TYPE_CHECKING:
+    from adk_fluent.evaluation.suite import FluentEvalSuite
+
+_OWN_METRICS = (TRAJECTORY_METRIC, RESPONSE_METRIC)
+_CASE_KEYS = {
+    "id", "input", "turns", "response", "tools", "reference", "state", "expect_state",
+    "target", "tags", "user_id",
+}  # fmt: skip
+_SUITE_KEYS = {"name", "trajectory_match", "metrics", "num_runs", "cases"}
+
+
+def _yaml() -> Any:
+    try:
+        import yaml
+    except ImportError as error:  # pragma: no cover - google-adk depends on PyYAML
+        raise EvalError(
+            "the YAML format needs PyYAML", field="path", hint="pip install 'adk-fluent[eval]'"
+        ) from error
+    return yaml
+
+
+# ---- YAML -> suite ----
+
+
+def _response_from(value: Any, where: str) -> ResponseCheck | None:
+    from adk_fluent.evaluation.cases import contains, exact, regex
+
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return exact(value)
+    if isinstance(value, Mapping):
+        modes = [key for key in ("exact", "contains", "regex", "rouge") if key in value]
+        extra = set(value) - {"exact", "contains", "regex", "rouge", "threshold", "ignore_case"}
+        if len(modes) == 1 and not extra:
+            mode = modes[0]
+            text = value[mode]
+            if mode == "rouge":
+                return rouge(text, value.get("threshold", 0.8))
+            if mode == "regex":
+                return regex(text)
+            make = exact if mode == "exact" else contains
+            return make(text, ignore_case=bool(value.get("ignore_case", False)))
+    raise EvalError(
+        f"{where}: response {value!r} is not a response check",
+        field="response",
+        hint="write {contains: text}, {exact: text}, {regex: pattern} or "
+        "{rouge: text, threshold: 0.7}.",
+    )
+
+
+def _tools_from(value: Any, where: str) -> list[ToolCall | str] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise EvalError(
+            f"{where}: tools must be a list, not {describe_value(value)}",
+            field="tools",
+            hint="tools: [lookup, {name: book, args: {city: Paris}}]",
+        )
+    out: list[ToolCall | str] = []
+    for item in value:
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, Mapping) and "name" in item and set(item) <= {"name", "args"}:
+            args = item.get("args")
+            out.append(ToolCall(item["name"], None if args is None else decode(args, where=where)))
+        else:
+            raise EvalError(
+                f"{where}: {item!r} is not an expected tool call",
+                field="tools",
+                hint="a name, or {name: book, args: {city: Paris}}.",
+            )
+    return out
+
+
+def _case_from(data: Any, index: int) -> FluentCase:
+    where = f"cases[{index}]"
+    if not isinstance(data, Mapping):
+        raise EvalError(
+            f"{where} is {describe_value(data)}, not a case",
+            field="cases",
+            hint="each case is a mapping with at least input: or turns:.",
+        )
+    unknown = set(data) - _CASE_KEYS
+    if unknown:
+        from adk_fluent.errors import did_you_mean
+
+        key = sorted(unknown)[0]
+        raise EvalError(
+            f"{where} has an unknown key '{key}'",
+            case=data.get("id"),
+            field=key,
+            hint=did_you_mean(key, _CASE_KEYS) or f"keys: {', '.join(sorted(_CASE_KEYS))}.",
+        )
+    if ("input" in data) == ("turns" in data):
+        raise EvalError(
+            f"{where} needs exactly one of input: and turns:",
+            case=data.get("id"),
+            field="input",
+            hint="input: for one message, turns: for a conversation.",
+        )
+    if "turns" in data:
+        turns_data = data["turns"]
+        if not isinstance(turns_data, list) or not turns_data:
+            raise EvalError(
+                f"{where}: turns must be a non-empty list",
+                case=data.get("id"),
+                field="turns",
+                hint="turns: [{text: Hi}, {text: Book Paris, tools: [book]}]",
+            )
+        turns = []
+        for item in turns_data:
+            if isinstance(item, str):
+                turns.append(Turn(item))
+            elif isinstance(item, Mapping) and "text" in item:
+                turns.append(
+                    Turn(
+                        item["text"],
+                        _response_from(item.get("response"), where),
+                        _tools_from(item.get("tools"), where),
+                        item.get("reference"),
+                    )
+                )
+            else:
+                raise EvalError(
+                    f"{where}: turn {item!r} has no text",
+                    case=data.get("id"),
+                    field="turns",
+                    hint="each turn is a message, or {text: ..., response: ..., tools: ...}.",
+                )
+        message: Any = turns
+    else:
+        message = data["input"]
+    expect = data.get("expect_state")
+    return FluentCase(
+        message,
+        response=_response_from(data.get("response"), where),
+        tools=_tools_from(data.get("tools"), where),
+        reference=data.get("reference"),
+        expect_state=None if expect is None else decode(expect, where=f"{where}.expect_state"),
+        state=data.get("state"),
+        target=data.get("target"),
+        tags=data.get("tags") or (),
+        id=data.get("id"),
+        user_id=data.get("user_id", "eval_user"),
+    )
+
+
+def load_yaml(
+    cls: type[FluentEvalSuite], path: str | Path, pipeline: Any, **options: Any
+) -> FluentEvalSuite:
+    source = Path(path)
+    try:
+        data = _yaml().safe_load(source.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise EvalError(f"no file at {source}", field="path", hint="check the path.") from None
+    except _yaml().YAMLError as error:
+        raise EvalError(
+            f"{source} is not valid YAML: {error}", field="path", hint="check the indentation."
+        ) from None
+    if not isinstance(data, Mapping) or not isinstance(data.get("cases"), list):
+        raise EvalError(
+            f"{source} is not a suite: it needs a cases: list",
+            field="cases",
+            hint="see docs/evaluation.md, 'The YAML format'.",
+        )
+    unknown = set(data) - _SUITE_KEYS
+    if unknown:
+        raise EvalError(
+            f"{source} has an unknown key '{sorted(unknown)[0]}'",
+            field=sorted(unknown)[0],
+            hint=f"suite keys: {', '.join(sorted(_SUITE_KEYS))}.",
+        )
+    settings: dict[str, Any] = {}
+    if "trajectory_match" in data:
+        settings["trajectory_match"] = data["trajectory_match"]
+    if "metrics" in data:
+        settings["metrics"] = data["metrics"]
+    if "num_runs" in data:
+        settings["num_runs"] = data["num_runs"]
+    settings.update(options)
+    cases = [_case_from(item, index) for index, item in enumerate(data["cases"])]
+    return cls(data.get("name") or source.stem.split(".")[0], pipeline, cases, **settings)
+
+
+# ---- suite -> YAML ----
+
+
+def _response_to(check: ResponseCheck | str | None) -> Any:
+    if check is None or isinstance(check, str):
+        return check
+    out: dict[str, Any] = {check.mode: check.text}
+    if check.threshold is not None:
+        out["threshold"] = check.threshold
+    if check.ignore_case:
+        out["ignore_case"] = True
+    return out
+
+
+def _tools_to(calls: Any, case: str) -> Any:
+    if calls is None:
+        return None
+    out: list[Any] = []
+    for call in calls:
+        if call.args is None:
+            out.append(call.name)
+            continue
+        if not serializable(dict(call.args)):
+            raise EvalError(
+                f"{call.describe()} checks an argument with a function, which YAML cannot hold",
+                case=case,
+                field="tools",
+                hint="use ANY or Regex(...) in cases you save.",
+            )
+        out.append({"name": call.name, "args": encode(dict(call.args))})
+    return out
+
+
+def case_to_data(case: FluentCase) -> dict[str, Any]:
+    data: dict[str, Any] = {"id": case.case_id}
+    turns = case.turns
+    if len(turns) == 1:
+        data["input"] = turns[0].text
+        for key, value in (
+            ("response", _response_to(turns[0].response)),
+            ("tools", _tools_to(turns[0].tools, case.case_id)),
+            ("reference", turns[0].reference),
+        ):
+            if value is not None:
+                data[key] = value
+    else:
+        data["turns"] = []
+        for turn in turns:
+            item: dict[str, Any] = {"text": turn.text}
+            for key, value in (
+                ("response", _response_to(turn.response)),
+                ("tools", _tools_to(turn.tools, case.case_id)),
+                ("reference", turn.reference),
+            ):
+                if value is not None:
+                    item[key] = value
+            data["turns"].append(item)
+    if case.state:
+        data["state"] = dict(case.state)
+    if case.expect_state:
+        expected = {}
+        for key, value in case.expect_state.items():
+            name = getattr(key, "key", key)
+            if not serializable(value):
+                raise EvalError(
+                    f"expect_state[{name!r}] is checked by a function, which YAML cannot hold",
+                    case=case.case_id,
+                    field="expect_state",
+                    hint="use a value, ANY or Regex(...) in cases you save.",
+                )
+            expected[name] = encode(value)
+        data["expect_state"] = expected
+    if case.target:
+        data["target"] = case.target
+    if case.tags:
+        data["tags"] = list(case.tags)
+    if case.user_id != "eval_user":
+        data["user_id"] = case.user_id
+    return data
+
+
+def dump_yaml(suite: FluentEvalSuite) -> str:
+    data: dict[str, Any] = {"name": suite.name}
+    if suite.trajectory_match != "exact":
+        data["trajectory_match"] = suite.trajectory_match
+    if suite.metrics:
+        data["metrics"] = {
+            spec.name: spec.threshold
+            if not spec.criterion
+            else {"threshold": spec.threshold, **spec.criterion}
+            for spec in suite.metrics
+        }
+    if suite.num_runs != 1:
+        data["num_runs"] = suite.num_runs
+    data["cases"] = [case_to_data(case) for case in suite.cases]
+    return str(_yaml().safe_dump(data, sort_keys=False, allow_unicode=True, width=100))
+
+
+# ---- ADK eval set -> suite ----
+
+
+def load_eval_set(
+    cls: type[FluentEvalSuite],
+    source: Any,
+    pipeline: Any,
+    *,
+    config: Any = None,
+    name: str | None = None,
+    **options: Any,
+) -> FluentEvalSuite:
+    from google.adk.evaluation.eval_set import EvalSet
+    from pydantic import ValidationError
+
+    path: Path | None = None
+    if isinstance(source, EvalSet):
+        eval_set = source
+    else:
+        path = Path(source)
+        try:
+            eval_set = EvalSet.model_validate_json(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise EvalError(f"no file at {path}", field="path", hint="check the path.") from None
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise EvalError(
+                f"{path} is not an ADK eval set: {where}: {first['msg']}",
+                field="path",
+                hint="pass a .evalset.json written by ADK (adk web, adk eval) or by "
+                "to_eval_set_file().",
+            ) from None
+    specs = _config_metrics(config, path)
+    own = {spec.name: spec for spec in specs if spec.name in _OWN_METRICS}
+    cases = [from_eval_case(eval_case) for eval_case in eval_set.eval_cases]
+    settings: dict[str, Any] = {
+        "metrics": {
+            spec.name: spec.threshold
+            if not spec.criterion
+            else {"threshold": spec.threshold, **spec.criterion}
+            for spec in specs
+            if spec.name not in _OWN_METRICS and spec.function_path is None
+        }
+    }
+    trajectory = own.get(TRAJECTORY_METRIC)
+    if trajectory is not None and "match" in trajectory.criterion:
+        settings["trajectory_match"] = trajectory.criterion["match"]
+    # The file's tool calls and answers serve the config's metrics: adk-fluent's run only when
+    # the config names them (a file from `adk web` is scored by ADK's metrics alone).
+    settings["own_metrics"] = tuple(own)
+    settings.update(options)
+    return cls(name or eval_set.eval_set_id, pipeline, cases, **settings)
+
+
+def _config_metrics(config: Any, path: Path | None) -> list[Any]:
+    from google.adk.evaluation.eval_config import EvalConfig
+
+    if config is None and path is not None and (path.parent / "test_config.json").is_file():
+        config = path.parent / "test_config.json"
+    if config is None:
+        return metrics_from_config(
+            {"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}}
+        )
+    if isinstance(config, str | Path):
+        try:
+            config = EvalConfig.model_validate_json(Path(config).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise EvalError(
+                f"no config at {config}", field="config", hint="check the path."
+            ) from None
+    return metrics_from_config(config)
