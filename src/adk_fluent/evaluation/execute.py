@@ -133,8 +133,9 @@ async def evaluate_group(
     services: Services,
     parallelism: int,
     trajectory_match: str,
-) -> list[CaseResult]:
-    """Run and score one group of cases (one target) on the App; one CaseResult per case."""
+) -> tuple[list[CaseResult], list[Any]]:
+    """Run and score one group of cases (one target) on the App: one CaseResult per case, and
+    ADK's EvalCaseResults."""
     from google.adk.evaluation.base_eval_service import (
         EvaluateConfig,
         EvaluateRequest,
@@ -198,7 +199,7 @@ async def evaluate_group(
         if result.inferences is None or getattr(result.status, "name", "") == "FAILURE"
     }
     inferred = {result.eval_case_id: result.inferences or [] for result in inferences}
-    return [
+    results = [
         case_result(
             case,
             by_case.get(case.case_id),
@@ -210,6 +211,7 @@ async def evaluate_group(
         )
         for case in cases
     ]
+    return results, scored
 
 
 def _status(adk_status: Any) -> Status:
@@ -256,6 +258,25 @@ def _type_problem(ref: Any, value: Any) -> str | None:
     except Exception:  # a type pydantic cannot build an adapter for: no type check
         return None
     return None
+
+
+def _verdict(case: FluentCase, outcomes: dict[str, MetricOutcome], state_checked: bool) -> Status:
+    """A case that failed nothing: passed when something checked it. ADK counts a metric that
+    could not run (NOT_EVALUATED) as nothing; here it is a case not evaluated (#3439), except
+    adk-fluent's own metrics on a case without that kind of expectation."""
+    expects = {
+        TRAJECTORY_METRIC: any(turn.tools is not None for turn in case.turns),
+        RESPONSE_METRIC: any(turn.response is not None for turn in case.turns),
+    }
+    unevaluated = [
+        name
+        for name, outcome in outcomes.items()
+        if outcome.status == "not_evaluated" and expects.get(name, True)
+    ]
+    if unevaluated:
+        return "not_evaluated"
+    evaluated = any(outcome.status == "passed" for outcome in outcomes.values())
+    return "passed" if evaluated or state_checked else "not_evaluated"
 
 
 def case_result(
@@ -314,11 +335,10 @@ def case_result(
                     tokens["output"] += usage.candidates_token_count or 0
     checks = state_outcomes(case, state) if status != "error" else []
     if status != "error":
-        failing = any(not check.passed for check in checks)
-        if failing:
+        if any(not check.passed for check in checks):
             status = "failed"
-        elif checks and status == "not_evaluated":
-            status = "passed"
+        elif status != "failed":
+            status = _verdict(case, outcomes, bool(checks))
     return CaseResult(
         id=case.case_id,
         status=status,

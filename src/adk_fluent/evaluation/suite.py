@@ -287,6 +287,31 @@ class FluentEvalSuite:
         """Run the cases (those ids / tags only, when given) through LocalEvalService with the
         pipeline's App; `backend=mock_backend(...)` scripts the models. Each run uses its own
         sessions (in memory unless `session_service` is given)."""
+        with warnings.catch_warnings():
+            # ADK marks its eval classes experimental on every construction; the user asked
+            # for an evaluation, not for that banner once per case.
+            warnings.filterwarnings("ignore", message=r"\[EXPERIMENTAL\]", category=UserWarning)
+            return await self._run(
+                backend=backend,
+                config=config,
+                session_service=session_service,
+                artifact_service=artifact_service,
+                memory_service=memory_service,
+                cases=cases,
+                tags=tags,
+            )
+
+    async def _run(
+        self,
+        *,
+        backend: Any,
+        config: Any,
+        session_service: Any,
+        artifact_service: Any,
+        memory_service: Any,
+        cases: Iterable[str] | None,
+        tags: Iterable[str] | None,
+    ) -> FluentEvalReport:
         from google.adk.artifacts.in_memory_artifact_service import InMemoryArtifactService
         from google.adk.sessions.in_memory_session_service import InMemorySessionService
 
@@ -310,7 +335,7 @@ class FluentEvalSuite:
         for _ in range(self.num_runs):
             for target, members in groups.items():
                 app = self.to_app(target=target, backend=backend, config=config)
-                results = await evaluate_group(
+                results, scored = await evaluate_group(
                     app=app,
                     suite_name=self.name,
                     cases=members,
@@ -322,6 +347,7 @@ class FluentEvalSuite:
                 )
                 for result in results:
                     runs[result.id].append(result)
+                adk_results.extend(scored)
         return FluentEvalReport(
             suite=self.name,
             cases=[merge_runs(runs[case.case_id]) for case in chosen],
