@@ -261,7 +261,7 @@ class FluentCase:
       given; give one to compare runs across edits of the input).
     """
 
-    input: str | Sequence[str | Turn]
+    input: str | Sequence[str | Turn] | UserSimulation
     response: ResponseCheck | str | None = None
     tools: Sequence[ToolCall | str] | None = None
     reference: str | None = None
@@ -284,6 +284,15 @@ class FluentCase:
             )
         turns = self._turns(label)
         label = label or slug(turns[0].text)
+        if isinstance(self.input, UserSimulation):
+            for name in ("response", "tools", "reference"):
+                if getattr(self, name) is not None:
+                    raise EvalError(
+                        f"a simulated conversation has no fixed turns to give {name} for",
+                        case=label,
+                        field=name,
+                        hint="check a simulated case with expect_state= or the suite's judges.",
+                    )
         last = turns[-1]
         response = _response(self.response, label)
         tools = _tools(self.tools, label)
@@ -333,6 +342,10 @@ class FluentCase:
         object.__setattr__(self, "_label", label)
 
     def _turns(self, label: str | None) -> tuple[Turn, ...]:
+        if isinstance(self.input, UserSimulation):
+            # The simulated user's turns are not known in advance: one placeholder turn (the
+            # opening message) names the case; expectations apply to the whole conversation.
+            return (Turn(self.input.starting_prompt),)
         raw = [self.input] if isinstance(self.input, str | Turn) else self.input
         if not isinstance(raw, Sequence) or not raw:
             raise EvalError(
@@ -348,8 +361,16 @@ class FluentCase:
 
     @property
     def turns(self) -> tuple[Turn, ...]:
-        """The user's turns, each with what it should produce (the case's own on the last)."""
+        """The user's turns, each with what it should produce (the case's own on the last);
+        none for a simulated conversation."""
+        if self.simulation is not None:
+            return ()
         return self._turn_list  # type: ignore[attr-defined,no-any-return]
+
+    @property
+    def simulation(self) -> UserSimulation | None:
+        """The simulated user, for a case whose input is a UserSimulation."""
+        return self.input if isinstance(self.input, UserSimulation) else None
 
     @property
     def case_id(self) -> str:
@@ -366,7 +387,7 @@ class FluentCase:
 
         return dataclasses.replace(
             self,
-            input=list(self.turns),
+            input=self.simulation or list(self.turns),
             response=None,
             tools=None,
             reference=None,
@@ -521,10 +542,12 @@ class FluentJudge:
 
 @dataclass(frozen=True)
 class UserSimulation:
-    """An LLM plays the user (ADK's LLM-backed user simulator, a ConversationScenario): it opens
-    with `starting_prompt`, follows `plan`, and stops after `max_turns` or when it says the
-    stop signal. Needs a real model (`model`); the case's expectations then apply to the
-    conversation as a whole (tools and state), since turns are not known in advance."""
+    """An LLM plays the user (ADK's LLM-backed user simulator on a ConversationScenario): it
+    opens with `starting_prompt`, follows `plan` (and `persona`, folded into the plan), and
+    stops after `max_turns` or when it decides the conversation is over. `model` is the
+    simulator's model (any name ADK's model registry resolves). Give it as a case's input:
+    `FluentCase(UserSimulation(...), expect_state={...})`; turns are not known in advance, so
+    such a case is checked by its state and the suite's judges."""
 
     starting_prompt: str
     plan: str

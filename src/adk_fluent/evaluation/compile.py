@@ -119,6 +119,23 @@ def to_eval_case(case: FluentCase, app_name: str, *, strict: bool = True) -> Any
                 field="expect_state",
                 hint="use a value, ANY or Regex(...) in cases you export or save.",
             )
+    simulation = case.simulation
+    if simulation is not None:
+        from google.adk.evaluation.conversation_scenarios import ConversationScenario
+
+        plan = simulation.plan
+        if simulation.persona:
+            plan = f"You are {simulation.persona}.\n{plan}"
+        return EvalCase(
+            eval_id=case.case_id,
+            conversation_scenario=ConversationScenario(
+                starting_prompt=simulation.starting_prompt, conversation_plan=plan
+            ),
+            session_input=SessionInput(
+                app_name=app_name, user_id=case.user_id, state=dict(case.state or {})
+            ),
+            final_session_state=expected_state,
+        )
     return EvalCase(
         eval_id=case.case_id,
         conversation=[to_invocation(turn, case.case_id) for turn in case.turns],
@@ -186,20 +203,28 @@ def _turn_from(invocation: Any, case: str) -> Turn:
 def from_eval_case(eval_case: Any) -> FluentCase:
     """A FluentCase from ADK's EvalCase (a static conversation)."""
     case_id = eval_case.eval_id
-    if not eval_case.conversation:
+    session = eval_case.session_input
+    scenario = eval_case.conversation_scenario
+    if not eval_case.conversation and scenario is None:
         raise EvalError(
-            "the case has no conversation (a user-simulation scenario cannot be loaded as turns)",
+            "the case has neither a conversation nor a conversation scenario",
             case=case_id,
             field="conversation",
-            hint="write simulated cases in code with UserSimulation(...).",
+            hint="an ADK eval case holds one of the two.",
         )
-    session = eval_case.session_input
     expected_state = {
         key: decode(value, where=f"final_session_state[{key!r}]")
         for key, value in (eval_case.final_session_state or {}).items()
     }
+    message: Any
+    if eval_case.conversation:
+        message = [_turn_from(invocation, case_id) for invocation in eval_case.conversation]
+    else:
+        from adk_fluent.evaluation.cases import UserSimulation
+
+        message = UserSimulation(scenario.starting_prompt, scenario.conversation_plan)
     return FluentCase(
-        [_turn_from(invocation, case_id) for invocation in eval_case.conversation],
+        message,
         expect_state=expected_state or None,
         state=dict(session.state) if session else None,
         id=case_id,

@@ -10,6 +10,7 @@ Runner of the App here, and the events become ADK's Invocations with ADK's own c
 from __future__ import annotations
 
 import asyncio
+import copy
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from adk_fluent.evaluation.adk_metrics import (
     actual_calls,
     final_text,
 )
-from adk_fluent.evaluation.cases import FluentCase, FluentJudge
+from adk_fluent.evaluation.cases import FluentCase, FluentJudge, UserSimulation
 from adk_fluent.evaluation.compile import (
     RESPONSE_METRIC,
     TRAJECTORY_METRIC,
@@ -59,10 +60,30 @@ def eval_metrics(specs: Sequence[MetricSpec]) -> list[Any]:
     return out
 
 
+def simulator_provider(simulation: UserSimulation | None) -> Any:
+    """ADK's UserSimulatorProvider: static cases replay their turns; a UserSimulation gets
+    ADK's LLM-backed simulator with its model and turn limit."""
+    from google.adk.evaluation.simulation.user_simulator_provider import UserSimulatorProvider
+
+    if simulation is None:
+        return UserSimulatorProvider()
+    from google.adk.evaluation.simulation.llm_backed_user_simulator import (
+        LlmBackedUserSimulatorConfig,
+    )
+
+    return UserSimulatorProvider(
+        user_simulator_config=LlmBackedUserSimulatorConfig(
+            model=simulation.model, max_allowed_invocations=simulation.max_turns
+        )
+    )
+
+
 async def infer_with_app(
-    app: Any, eval_set: Any, services: Services, parallelism: int
+    app: Any, eval_set: Any, services: Services, parallelism: int, provider: Any
 ) -> list[Any]:
-    """ADK's InferenceResults for the eval set's cases, each run through a Runner of the App."""
+    """ADK's InferenceResults for the eval set's cases, each run through a Runner of the App,
+    the user's messages coming from ADK's user simulator (static turns or an LLM) as in ADK's
+    own inference."""
     from google.adk.evaluation.base_eval_service import InferenceResult, InferenceStatus
     from google.adk.evaluation.evaluation_generator import EvaluationGenerator
     from google.adk.events.event import Event
@@ -95,16 +116,20 @@ async def infer_with_app(
                     state=dict(session_input.state or {}),
                 )
                 events: list[Any] = []
-                for invocation in eval_case.conversation:
+                simulator = provider.provide(eval_case)
+                while True:
+                    message = await simulator.get_next_user_message(copy.deepcopy(events))
+                    if message.status.name != "SUCCESS":
+                        break
                     first = True
                     async for event in runner.run_async(
-                        user_id=user_id, session_id=session_id, new_message=invocation.user_content
+                        user_id=user_id, session_id=session_id, new_message=message.user_message
                     ):
                         if first:  # the user's turn, under the turn's invocation id (as ADK does)
                             events.append(
                                 Event(
                                     author="user",
-                                    content=invocation.user_content,
+                                    content=message.user_message,
                                     invocation_id=event.invocation_id,
                                 )
                             )
@@ -133,6 +158,7 @@ async def evaluate_group(
     services: Services,
     parallelism: int,
     trajectory_match: str,
+    simulation: UserSimulation | None = None,
 ) -> tuple[list[CaseResult], list[Any]]:
     """Run and score one group of cases (one target) on the App: one CaseResult per case, and
     ADK's EvalCaseResults."""
@@ -165,6 +191,8 @@ async def evaluate_group(
         "artifact_service": services.artifact_service,
         "memory_service": services.memory_service,
     }
+    provider = simulator_provider(simulation)
+    settings["user_simulator_provider"] = provider
     native = eval_service_takes_app()
     if native:
         settings["app"] = app
@@ -177,7 +205,7 @@ async def evaluate_group(
         )
         inferences = [result async for result in service.perform_inference(request)]
     else:
-        inferences = await infer_with_app(app, eval_set, services, parallelism)
+        inferences = await infer_with_app(app, eval_set, services, parallelism, provider)
     # A case whose run failed has nothing to score (ADK 1.x's evaluate() would raise on it);
     # it is reported as an error with the run's message.
     ran = [result for result in inferences if result.inferences is not None]
@@ -288,6 +316,16 @@ def case_result(
 ) -> CaseResult:
     """One case's CaseResult from ADK's EvalCaseResult, the actual invocations and the state."""
     turns = []
+    if case.simulation is not None:  # the simulated user's turns, as they happened
+        for invocation in actual:
+            calls = actual_calls(invocation)
+            turns.append(
+                TurnOutcome(
+                    user="".join(p.text or "" for p in invocation.user_content.parts or []),
+                    response=final_text(invocation),
+                    tool_calls=[show_call(name, args) for name, args in calls],
+                )
+            )
     for index, turn in enumerate(case.turns):
         invocation = actual[index] if index < len(actual) else None
         calls = actual_calls(invocation)

@@ -41,9 +41,10 @@ if TYPE_CHECKING:
 
 _OWN_METRICS = (TRAJECTORY_METRIC, RESPONSE_METRIC)
 _CASE_KEYS = {
-    "id", "input", "turns", "response", "tools", "reference", "state", "expect_state",
-    "target", "tags", "user_id",
+    "id", "input", "turns", "simulate", "response", "tools", "reference", "state",
+    "expect_state", "target", "tags", "user_id",
 }  # fmt: skip
+_SIMULATE_KEYS = {"starting_prompt", "plan", "model", "max_turns", "persona"}
 _SUITE_KEYS = {"name", "trajectory_match", "metrics", "num_runs", "cases"}
 
 
@@ -131,14 +132,28 @@ def _case_from(data: Any, index: int) -> FluentCase:
             field=key,
             hint=did_you_mean(key, _CASE_KEYS) or f"keys: {', '.join(sorted(_CASE_KEYS))}.",
         )
-    if ("input" in data) == ("turns" in data):
+    if sum(key in data for key in ("input", "turns", "simulate")) != 1:
         raise EvalError(
-            f"{where} needs exactly one of input: and turns:",
+            f"{where} needs exactly one of input:, turns: and simulate:",
             case=data.get("id"),
             field="input",
-            hint="input: for one message, turns: for a conversation.",
+            hint="input: for one message, turns: for a conversation, simulate: for a "
+            "simulated user.",
         )
-    if "turns" in data:
+    message: Any
+    if "simulate" in data:
+        from adk_fluent.evaluation.cases import UserSimulation
+
+        spec = data["simulate"]
+        if not isinstance(spec, Mapping) or not set(spec) <= _SIMULATE_KEYS:
+            raise EvalError(
+                f"{where}: simulate takes {', '.join(sorted(_SIMULATE_KEYS))}",
+                case=data.get("id"),
+                field="simulate",
+                hint="simulate: {starting_prompt: I need a trip, plan: say Oslo when asked}",
+            )
+        message = UserSimulation(**spec)
+    elif "turns" in data:
         turns_data = data["turns"]
         if not isinstance(turns_data, list) or not turns_data:
             raise EvalError(
@@ -167,7 +182,7 @@ def _case_from(data: Any, index: int) -> FluentCase:
                     field="turns",
                     hint="each turn is a message, or {text: ..., response: ..., tools: ...}.",
                 )
-        message: Any = turns
+        message = turns
     else:
         message = data["input"]
     expect = data.get("expect_state")
@@ -258,7 +273,17 @@ def _tools_to(calls: Any, case: str) -> Any:
 def case_to_data(case: FluentCase) -> dict[str, Any]:
     data: dict[str, Any] = {"id": case.case_id}
     turns = case.turns
-    if len(turns) == 1:
+    simulation = case.simulation
+    if simulation is not None:
+        spec: dict[str, Any] = {
+            "starting_prompt": simulation.starting_prompt,
+            "plan": simulation.plan,
+        }
+        spec.update(model=simulation.model, max_turns=simulation.max_turns)
+        if simulation.persona:
+            spec["persona"] = simulation.persona
+        data["simulate"] = spec
+    elif len(turns) == 1:
         data["input"] = turns[0].text
         for key, value in (
             ("response", _response_to(turns[0].response)),

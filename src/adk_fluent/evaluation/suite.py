@@ -327,13 +327,17 @@ class FluentEvalSuite:
             memory_service,
         )
         started = time.perf_counter()
-        groups: dict[str | None, list[FluentCase]] = {}
+        # One LocalEvalService per sub-graph and user simulator (ADK configures the simulator
+        # per service): static cases share one.
+        groups: dict[tuple[str | None, Any], list[FluentCase]] = {}
         for case in chosen:
-            groups.setdefault(case.target, []).append(case)
+            simulation = case.simulation
+            settings = None if simulation is None else (simulation.model, simulation.max_turns)
+            groups.setdefault((case.target, settings), []).append(case)
         runs: dict[str, list[Any]] = {case.case_id: [] for case in chosen}
         adk_results: list[Any] = []
         for _ in range(self.num_runs):
-            for target, members in groups.items():
+            for (target, _), members in groups.items():
                 app = self.to_app(target=target, backend=backend, config=config)
                 results, scored = await evaluate_group(
                     app=app,
@@ -344,6 +348,7 @@ class FluentEvalSuite:
                     services=services,
                     parallelism=self.parallelism,
                     trajectory_match=self.trajectory_match,
+                    simulation=members[0].simulation,
                 )
                 for result in results:
                     runs[result.id].append(result)

@@ -386,3 +386,44 @@ async def test_cases_can_be_selected_by_id_or_tag(selection):
         FluentCase("Book Rome", tools=["book"], id="b", tags=["rome"]),
     ).run(backend=booking_backend(), **selection)
     assert [case.id for case in report.cases] == ["b"]
+
+
+class _SimulatedUser(BaseLlm):
+    """The simulated user's model: names a city until the agent says booked, then stops with
+    ADK's stop signal."""
+
+    @classmethod
+    def supported_models(cls) -> list[str]:
+        return [r"adk-fluent-test-user"]
+
+    async def generate_content_async(self, llm_request, stream: bool = False):
+        prompt = " ".join(
+            part.text or "" for content in llm_request.contents for part in content.parts or []
+        )
+        system = str(llm_request.config.system_instruction or "") if llm_request.config else ""
+        seen = prompt + system
+        text = "</finished>" if "booked" in seen.split("Conversation History", 1)[-1] else "Oslo."
+        yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text)]))
+
+
+async def test_a_simulated_user_talks_until_done_and_the_state_is_checked():
+    from adk_fluent.evaluation import UserSimulation
+
+    LLMRegistry.register(_SimulatedUser)
+    report = await _suite(
+        FluentCase(
+            UserSimulation(
+                "I need a trip.",
+                plan="Ask for a trip; when asked which city, say Oslo; stop once it is booked.",
+                model="adk-fluent-test-user",
+                max_turns=4,
+            ),
+            expect_state={"reply": Regex("BK-OSL-001")},
+            id="simulated",
+        )
+    ).run(backend=booking_backend())
+    [case] = report.cases
+    assert case.status == "passed", (case.problems(), case.turns)
+    assert [turn.user for turn in case.turns] == ["I need a trip.", "Oslo."]
+    assert case.turns[0].response == "Which city would you like?"
+    assert case.turns[1].tool_calls == ["book(city='Oslo', date='2026-12-01')"]
