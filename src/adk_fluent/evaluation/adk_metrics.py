@@ -265,6 +265,12 @@ class FluentMetricRegistry(MetricEvaluatorRegistry):
         mine = [info.model_copy(deep=True) for _, info in self._own.values()]
         return [*self._base.get_registered_metrics(), *mine]
 
+    def fork(self) -> FluentMetricRegistry:
+        """An isolated copy (ADK 2.x's registries fork per eval run)."""
+        copy = FluentMetricRegistry(self._base)
+        copy._own = dict(self._own)
+        return copy
+
     def known(self) -> set[str]:
         return {str(info.metric_name) for info in self.get_registered_metrics()}
 

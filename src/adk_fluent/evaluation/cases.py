@@ -347,6 +347,11 @@ class FluentCase:
             # opening message) names the case; expectations apply to the whole conversation.
             return (Turn(self.input.starting_prompt),)
         raw = [self.input] if isinstance(self.input, str | Turn) else self.input
+        if label is None and isinstance(raw, Sequence) and raw:
+            first = raw[0]
+            text = first.text if isinstance(first, Turn) else first
+            if isinstance(text, str) and text.strip():
+                label = slug(text)  # name the case in a turn's error before ids are settled
         if not isinstance(raw, Sequence) or not raw:
             raise EvalError(
                 f"input takes the user's message or a list of turns, not "
@@ -445,8 +450,10 @@ def _state(value: Any, case: str) -> dict[str, Any]:
                 hint="keys are strings or StateSchema fields (Billing.intent).",
             )
         if is_matcher(item) or callable(item):
+            from adk_fluent.evaluation.matchers import show
+
             raise EvalError(
-                f"state[{name!r}] is {describe_value(item)}, which is a check, not a value",
+                f"state[{name!r}] is {show(item)}, which is a check, not a value",
                 case=case,
                 field="state",
                 hint="state= seeds the session; put checks in expect_state=.",

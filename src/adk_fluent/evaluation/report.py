@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from adk_fluent.errors import EvalError
+from adk_fluent.errors import EvalError, describe_value
 
 Status = Literal["passed", "failed", "error", "not_evaluated"]
 FORMAT = "adk-fluent-eval-report/1"
@@ -183,7 +183,7 @@ class FluentEvalReport:
             f"the report has no case {case_id!r}",
             field="case",
             hint=did_you_mean(case_id, [c.id for c in self.cases])
-            or f"cases: {', '.join(c.id for c in self.cases)}.",
+            or f"cases: {', '.join(c.id for c in self.cases) or '(none)'}.",
         )
 
     @property
@@ -223,8 +223,21 @@ class FluentEvalReport:
         """What changed since `baseline` (a report, or the path of a saved one): cases that
         passed there and not here (regressed), the reverse (improved), metric scores down by
         more than `tolerance` on a case whose verdict held, and cases only in one of them."""
-        if not isinstance(baseline, FluentEvalReport):
+        if isinstance(tolerance, bool) or not isinstance(tolerance, int | float) or tolerance < 0:
+            raise EvalError(
+                f"tolerance must be a number >= 0, not {tolerance!r}",
+                field="tolerance",
+                hint="the score drop to ignore, e.g. tolerance=0.05.",
+            )
+        if isinstance(baseline, str | Path):
             baseline = FluentEvalReport.load(baseline)
+        if not isinstance(baseline, FluentEvalReport):
+            raise EvalError(
+                f"compare() takes a report or the path of a saved one, not "
+                f"{describe_value(baseline)}",
+                field="baseline",
+                hint="report.compare('eval/baseline.json') or report.compare(other_report).",
+            )
         before = {case.id: case for case in baseline.cases}
         now = {case.id: case for case in self.cases}
         regressed, improved, drops = [], [], []
@@ -338,6 +351,12 @@ class FluentEvalReport:
         source = Path(path)
         try:
             data = json.loads(source.read_text(encoding="utf-8"))
+        except IsADirectoryError:
+            raise EvalError(
+                f"{source} is a folder, not a file holding a saved report",
+                field="baseline",
+                hint="pass the JSON file written by report.save() or --save.",
+            ) from None
         except FileNotFoundError:
             raise EvalError(
                 f"no report at {source}",
@@ -360,9 +379,19 @@ class FluentEvalReport:
                 field="baseline",
                 hint="pass a file written by report.save() or `adk-fluent eval --save`.",
             )
+        cases = []
+        for index, item in enumerate(data.get("cases") or []):
+            try:
+                cases.append(_case(item))
+            except (KeyError, TypeError, ValueError) as error:
+                raise EvalError(
+                    f"{where}: case {index} is malformed ({type(error).__name__}: {error})",
+                    field="baseline",
+                    hint="save the baseline again with report.save(); do not edit it by hand.",
+                ) from None
         return cls(
             suite=data.get("suite", ""),
-            cases=[_case(item) for item in data.get("cases", [])],
+            cases=cases,
             adk_version=data.get("adk_version", ""),
             metrics=list(data.get("metrics", [])),
             seconds=float(data.get("seconds", 0.0)),

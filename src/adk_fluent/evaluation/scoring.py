@@ -14,20 +14,23 @@ Call = tuple[str, Mapping[str, Any]]
 
 
 def rouge1(reference: str, candidate: str) -> float:
-    """ROUGE-1 F-measure with stemming (rouge-score, the `eval` extra), as ADK scores
-    `response_match_score`."""
-    try:
-        from rouge_score import rouge_scorer
-    except ImportError as error:  # pragma: no cover - the eval extra brings it
-        from adk_fluent.errors import EvalError
+    """ROUGE-1 F-measure of `candidate` against `reference`, computed by the installed ADK's
+    own `response_match_score` evaluator, so a rouge() check scores exactly as ADK does
+    (releases differ, e.g. in how they split non-ASCII words)."""
+    from google.adk.evaluation.eval_case import Invocation
+    from google.adk.evaluation.eval_metrics import EvalMetric
+    from google.adk.evaluation.final_response_match_v1 import RougeEvaluator
+    from google.genai import types
 
-        raise EvalError(
-            "rouge() needs the rouge-score package",
-            field="response",
-            hint="pip install 'adk-fluent[eval]'",
-        ) from error
-    scorer = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=True)
-    return float(scorer.score(reference, candidate)["rouge1"].fmeasure)
+    def said(text: str) -> Invocation:
+        return Invocation(
+            user_content=types.Content(role="user", parts=[types.Part(text="-")]),
+            final_response=types.Content(role="model", parts=[types.Part(text=text)]),
+        )
+
+    evaluator = RougeEvaluator(EvalMetric(metric_name="response_match_score", threshold=0.0))
+    result = evaluator.evaluate_invocations([said(candidate)], [said(reference)])
+    return float(result.overall_score or 0.0)
 
 
 def check_trajectory(
@@ -55,14 +58,28 @@ def check_trajectory(
                 return f"no {want.describe()} in order among the calls"
             position += 1
         return None
-    remaining = list(actual)
-    for want in expected:
-        for index, (name, args) in enumerate(remaining):
-            if want.check(name, args) is None:
-                del remaining[index]
-                break
-        else:
-            return f"no {want.describe()} among the calls"
+    # any_order: each expected call needs its own actual call. With matchers a loose
+    # expectation ("book", any arguments) could take the call a strict one needs, so this is a
+    # matching (augmenting paths), not a first fit.
+    fits = [
+        [index for index, (name, args) in enumerate(actual) if want.check(name, args) is None]
+        for want in expected
+    ]
+    owner: dict[int, int] = {}  # actual call index -> expected index
+
+    def assign(want: int, seen: set[int]) -> bool:
+        for index in fits[want]:
+            if index in seen:
+                continue
+            seen.add(index)
+            if index not in owner or assign(owner[index], seen):
+                owner[index] = want
+                return True
+        return False
+
+    for position, call in enumerate(expected):
+        if not assign(position, set()):
+            return f"no {call.describe()} among the calls"
     return None
 
 

@@ -107,7 +107,7 @@ class FluentEvalSuite:
             )
         self.pipeline = pipeline
         self.metrics = _adk_metrics(metrics)
-        self.judges = tuple(judges)
+        self.judges = tuple(_listed(judges, "judges", "FluentJudge('polite', fn)"))
         for judge in self.judges:
             if not isinstance(judge, FluentJudge):
                 raise EvalError(
@@ -140,8 +140,20 @@ class FluentEvalSuite:
                 )
         self.num_runs = num_runs
         self.parallelism = parallelism
+        if state_schema is not None and not (
+            isinstance(state_schema, type) and callable(getattr(state_schema, "field_for_key", None))
+        ):
+            raise EvalError(
+                f"state_schema takes a StateSchema subclass, not {describe_value(state_schema)}",
+                field="state_schema",
+                hint="class Booking(StateSchema): intent: str ... then state_schema=Booking.",
+            )
         self.state_schema = state_schema
-        self.own_metrics = None if own_metrics is None else tuple(own_metrics)
+        self.own_metrics = (
+            None
+            if own_metrics is None
+            else tuple(_listed(own_metrics, "own_metrics", "['adk_fluent_trajectory']"))
+        )
         for metric in self.own_metrics or ():
             if metric not in (TRAJECTORY_METRIC, RESPONSE_METRIC):
                 raise EvalError(
@@ -149,7 +161,13 @@ class FluentEvalSuite:
                     field="own_metrics",
                     hint=f"{TRAJECTORY_METRIC} or {RESPONSE_METRIC}; ADK's go in metrics=.",
                 )
-        self.cases = _unique(list(cases))
+        self.cases = _unique(_listed(cases, "cases", "FluentCase('Book Paris', ...)"))
+        if not self.cases:
+            raise EvalError(
+                "the suite has no cases",
+                field="cases",
+                hint="give at least one FluentCase.",
+            )
         names = self._agent_names()
         judged = bool(self.metrics or self.judges or self.judge_model)
         for case in self.cases:
@@ -369,9 +387,15 @@ class FluentEvalSuite:
     def _select(self, ids: Iterable[str] | None, tags: Iterable[str] | None) -> list[FluentCase]:
         chosen = self.cases
         if ids is not None:
-            wanted = [ids] if isinstance(ids, str) else list(ids)
+            wanted = [ids] if isinstance(ids, str) else _listed(ids, "cases", "'paris'")
             known = {case.case_id for case in self.cases}
             for case_id in wanted:
+                if not isinstance(case_id, str):
+                    raise EvalError(
+                        f"case ids are text, not {describe_value(case_id)}",
+                        field="cases",
+                        hint=f"cases: {', '.join(sorted(known))}.",
+                    )
                 if case_id not in known:
                     raise EvalError(
                         f"the suite has no case {case_id!r}",
@@ -380,7 +404,14 @@ class FluentEvalSuite:
                     )
             chosen = [case for case in chosen if case.case_id in wanted]
         if tags is not None:
-            wanted_tags = {tags} if isinstance(tags, str) else set(tags)
+            wanted_tags = {tags} if isinstance(tags, str) else set(_listed(tags, "tags", "'billing'"))
+            for tag in wanted_tags:
+                if not isinstance(tag, str):
+                    raise EvalError(
+                        f"tags are text, not {describe_value(tag)}",
+                        field="tags",
+                        hint="e.g. tags=['billing'] or tags='billing'.",
+                    )
             chosen = [case for case in chosen if wanted_tags & set(case.tags)]
         if not chosen:
             raise EvalError(
@@ -411,6 +442,12 @@ class FluentEvalSuite:
     def _export_cases(self, target: str | None) -> list[FluentCase]:
         chosen = [case for case in self.cases if case.target == target]
         skipped = [case.case_id for case in self.cases if case.target != target]
+        if not chosen:
+            raise EvalError(
+                f"no case runs on {'the whole pipeline' if target is None else repr(target)}",
+                field="target",
+                hint="pass target= the sub-graph the cases name.",
+            )
         if skipped:
             warnings.warn(
                 f"suite '{self.name}': {len(skipped)} case(s) target another sub-graph and are "
@@ -419,12 +456,6 @@ class FluentEvalSuite:
                 f"app is suite.to_app(target='<name>').",
                 AdkFluentWarning,
                 stacklevel=3,
-            )
-        if not chosen:
-            raise EvalError(
-                f"no case runs on {'the whole pipeline' if target is None else repr(target)}",
-                field="target",
-                hint="pass target= the sub-graph the cases name.",
             )
         return chosen
 
@@ -558,11 +589,30 @@ def _adk_metrics(metrics: Mapping[str, Any] | None) -> list[MetricSpec]:
             )
         if isinstance(value, Mapping):
             threshold = value.get("threshold")
+            if threshold is not None and (
+                isinstance(threshold, bool) or not isinstance(threshold, int | float)
+            ):
+                raise EvalError(
+                    f"metric '{name}' threshold must be a number, not {describe_value(threshold)}",
+                    field="metrics",
+                    hint=f"e.g. {{'{name}': {{'threshold': 0.7, ...}}}}.",
+                )
             rest = {key: item for key, item in value.items() if key != "threshold"}
             out.append(MetricSpec(name, None if threshold is None else float(threshold), rest))
         else:
             out.append(MetricSpec(name, float(value)))
     return out
+
+
+def _listed(value: Any, field: str, example: str) -> list[Any]:
+    """A list from an iterable argument; one item, a string or None is refused by name."""
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
+        raise EvalError(
+            f"{field} takes a list, not {describe_value(value)}",
+            field=field,
+            hint=f"wrap it in a list: {field}=[{example}].",
+        )
+    return list(value)
 
 
 def _unique(cases: list[FluentCase]) -> list[FluentCase]:

@@ -269,6 +269,11 @@ async def test_custom_judges_score_each_turn_through_adks_registry():
     assert booked.metrics["acts"].score == 1.0  # share of turns that passed
     assert no_booking.metrics["polite"].status == "failed"
     assert no_booking.status == "failed"
+    # registered for that run only: ADK's process-wide registry never saw them
+    from google.adk.evaluation.metric_evaluator_registry import DEFAULT_METRIC_EVALUATOR_REGISTRY
+
+    names = {info.metric_name for info in DEFAULT_METRIC_EVALUATOR_REGISTRY.get_registered_metrics()}
+    assert {"polite", "acts", "adk_fluent_trajectory"}.isdisjoint(names)
 
 
 async def test_a_judge_that_cannot_score_leaves_the_case_not_evaluated():
