@@ -141,7 +141,8 @@ class FluentEvalSuite:
         self.num_runs = num_runs
         self.parallelism = parallelism
         if state_schema is not None and not (
-            isinstance(state_schema, type) and callable(getattr(state_schema, "field_for_key", None))
+            isinstance(state_schema, type)
+            and callable(getattr(state_schema, "field_for_key", None))
         ):
             raise EvalError(
                 f"state_schema takes a StateSchema subclass, not {describe_value(state_schema)}",
@@ -404,7 +405,9 @@ class FluentEvalSuite:
                     )
             chosen = [case for case in chosen if case.case_id in wanted]
         if tags is not None:
-            wanted_tags = {tags} if isinstance(tags, str) else set(_listed(tags, "tags", "'billing'"))
+            wanted_tags = (
+                {tags} if isinstance(tags, str) else set(_listed(tags, "tags", "'billing'"))
+            )
             for tag in wanted_tags:
                 if not isinstance(tag, str):
                     raise EvalError(

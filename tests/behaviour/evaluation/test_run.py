@@ -272,7 +272,9 @@ async def test_custom_judges_score_each_turn_through_adks_registry():
     # registered for that run only: ADK's process-wide registry never saw them
     from google.adk.evaluation.metric_evaluator_registry import DEFAULT_METRIC_EVALUATOR_REGISTRY
 
-    names = {info.metric_name for info in DEFAULT_METRIC_EVALUATOR_REGISTRY.get_registered_metrics()}
+    names = {
+        info.metric_name for info in DEFAULT_METRIC_EVALUATOR_REGISTRY.get_registered_metrics()
+    }
     assert {"polite", "acts", "adk_fluent_trajectory"}.isdisjoint(names)
 
 
