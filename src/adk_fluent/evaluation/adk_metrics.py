@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from google.adk.evaluation.eval_case import get_all_tool_calls
@@ -54,8 +54,8 @@ def final_text(invocation: Any) -> str:
     return "".join(part.text or "" for part in (getattr(content, "parts", None) or []))
 
 
-def expected_turn(invocation: Any) -> Turn | None:
-    return None if invocation is None else _turn_from(invocation, "")
+def expected_turn(invocation: Any, predicates: Mapping[str, Any] | None = None) -> Turn | None:
+    return None if invocation is None else _turn_from(invocation, "", predicates)
 
 
 def _criterion(eval_metric: EvalMetric, name: str, default: Any) -> Any:
@@ -105,20 +105,27 @@ def _result(
     )
 
 
-def _pairs(actual: Sequence[Any], expected: Sequence[Any] | None) -> list[tuple[Any, Turn | None]]:
+def _pairs(
+    actual: Sequence[Any],
+    expected: Sequence[Any] | None,
+    predicates: Mapping[str, Any] | None = None,
+) -> list[tuple[Any, Turn | None]]:
     expected = list(expected or [])
     return [
-        (invocation, expected_turn(expected[index]) if index < len(expected) else None)
+        (invocation, expected_turn(expected[index], predicates) if index < len(expected) else None)
         for index, invocation in enumerate(actual)
     ]
 
 
 def trajectory_verdicts(
-    eval_metric: EvalMetric, actual: Sequence[Any], expected: Sequence[Any] | None
+    eval_metric: EvalMetric,
+    actual: Sequence[Any],
+    expected: Sequence[Any] | None,
+    predicates: Mapping[str, Any] | None = None,
 ) -> list[Verdict]:
     match = str(_criterion(eval_metric, "match", "exact"))
     verdicts: list[Verdict] = []
-    for invocation, turn in _pairs(actual, expected):
+    for invocation, turn in _pairs(actual, expected, predicates):
         if turn is None or turn.tools is None:
             verdicts.append(None)
             continue
@@ -187,13 +194,17 @@ class _FluentEvaluator(Evaluator):
 
 
 class TrajectoryEvaluator(_FluentEvaluator):
+    predicates: Mapping[str, Any] = {}  # a run's predicate arguments (compile.to_eval_set)
+
     async def evaluate_invocations(  # type: ignore[override]
         self,
         actual_invocations: list[Any],
         expected_invocations: list[Any] | None = None,
         conversation_scenario: Any = None,
     ) -> EvaluationResult:
-        verdicts = trajectory_verdicts(self._eval_metric, actual_invocations, expected_invocations)
+        verdicts = trajectory_verdicts(
+            self._eval_metric, actual_invocations, expected_invocations, self.predicates
+        )
         return _result(self._eval_metric, actual_invocations, expected_invocations, verdicts)
 
 
@@ -234,12 +245,19 @@ class FluentMetricRegistry(MetricEvaluatorRegistry):
     evaluators registered here, which no other run sees (ADK 1.x keeps registrations in a
     class-level dict, so registering into ADK's default registry would leak between runs)."""
 
-    def __init__(self, base: MetricEvaluatorRegistry | None = None) -> None:
+    def __init__(
+        self,
+        base: MetricEvaluatorRegistry | None = None,
+        predicates: Mapping[str, Any] | None = None,
+    ) -> None:
         self._base = base or DEFAULT_METRIC_EVALUATOR_REGISTRY
         self._own: dict[str, tuple[type[Evaluator], MetricInfo]] = {}
+        trajectory = type(
+            "RunTrajectoryEvaluator", (TrajectoryEvaluator,), {"predicates": dict(predicates or {})}
+        )
         self.register_evaluator(
             metric_info(TRAJECTORY_METRIC, "adk-fluent: tool calls, with argument rules"),
-            TrajectoryEvaluator,
+            trajectory,
         )
         self.register_evaluator(
             metric_info(RESPONSE_METRIC, "adk-fluent: final response checks"), ResponseEvaluator

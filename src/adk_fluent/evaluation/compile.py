@@ -62,11 +62,16 @@ def _response_metadata(check: ResponseCheck) -> dict[str, Any]:
     return meta
 
 
-def _tool_uses(calls: Iterable[ToolCall], case: str) -> list[Any]:
+def _tool_uses(
+    calls: Iterable[ToolCall], case: str, predicates: dict[str, Any] | None
+) -> list[Any]:
     from google.genai import types
 
     out = []
     for call in calls:
+        if predicates is not None and call.args is not None:  # a run: predicates by reference
+            out.append(types.FunctionCall(name=call.name, args=encode(dict(call.args), predicates)))
+            continue
         if call.args is not None and not serializable(dict(call.args)):
             raise EvalError(
                 f"{call.describe()} checks an argument with a function, which a file cannot hold",
@@ -79,7 +84,7 @@ def _tool_uses(calls: Iterable[ToolCall], case: str) -> list[Any]:
     return out
 
 
-def to_invocation(turn: Turn, case: str) -> Any:
+def to_invocation(turn: Turn, case: str, predicates: dict[str, Any] | None = None) -> Any:
     from google.adk.evaluation.eval_case import IntermediateData, Invocation
 
     final = None
@@ -95,15 +100,23 @@ def to_invocation(turn: Turn, case: str) -> Any:
         final = _content("model", turn.reference)
     tools = None
     if turn.tools is not None:
-        tools = IntermediateData(tool_uses=_tool_uses(turn.tools, case))  # type: ignore[arg-type]
+        tools = IntermediateData(tool_uses=_tool_uses(turn.tools, case, predicates))  # type: ignore[arg-type]
     return Invocation(
         user_content=_content("user", turn.text), final_response=final, intermediate_data=tools
     )
 
 
-def to_eval_case(case: FluentCase, app_name: str, *, strict: bool = True) -> Any:
+def to_eval_case(
+    case: FluentCase,
+    app_name: str,
+    *,
+    strict: bool = True,
+    predicates: dict[str, Any] | None = None,
+) -> Any:
     """ADK's EvalCase for a case. `strict`: a predicate in `expect_state` is an error (a file
-    cannot hold it); otherwise it is left out of `final_session_state`."""
+    cannot hold it); otherwise it is left out of `final_session_state` (adk-fluent checks the
+    state itself). `predicates`: for a run, not a file, collects predicate tool arguments
+    (written by reference, matchers.encode)."""
     from google.adk.evaluation.eval_case import SessionInput
     from google.adk.evaluation.eval_set import EvalCase
 
@@ -138,7 +151,7 @@ def to_eval_case(case: FluentCase, app_name: str, *, strict: bool = True) -> Any
         )
     return EvalCase(
         eval_id=case.case_id,
-        conversation=[to_invocation(turn, case.case_id) for turn in case.turns],
+        conversation=[to_invocation(turn, case.case_id, predicates) for turn in case.turns],
         session_input=SessionInput(
             app_name=app_name, user_id=case.user_id, state=dict(case.state or {})
         ),
@@ -147,14 +160,21 @@ def to_eval_case(case: FluentCase, app_name: str, *, strict: bool = True) -> Any
 
 
 def to_eval_set(
-    name: str, cases: Iterable[FluentCase], app_name: str, *, strict: bool = True
+    name: str,
+    cases: Iterable[FluentCase],
+    app_name: str,
+    *,
+    strict: bool = True,
+    predicates: dict[str, Any] | None = None,
 ) -> Any:
     from google.adk.evaluation.eval_set import EvalSet
 
     return EvalSet(
         eval_set_id=name,
         name=name,
-        eval_cases=[to_eval_case(case, app_name, strict=strict) for case in cases],
+        eval_cases=[
+            to_eval_case(case, app_name, strict=strict, predicates=predicates) for case in cases
+        ],
     )
 
 
@@ -162,7 +182,7 @@ def _texts(content: Any) -> list[Any]:
     return [part for part in (getattr(content, "parts", None) or []) if part.text is not None]
 
 
-def _turn_from(invocation: Any, case: str) -> Turn:
+def _turn_from(invocation: Any, case: str, predicates: Mapping[str, Any] | None = None) -> Turn:
     from google.adk.evaluation.eval_case import get_all_tool_calls
 
     user = "".join(part.text for part in _texts(invocation.user_content))
@@ -186,7 +206,9 @@ def _turn_from(invocation: Any, case: str) -> Turn:
         tools = [
             ToolCall(
                 call.name or "",
-                None if call.args is None else decode(call.args, where=call.name or "tool"),
+                None
+                if call.args is None
+                else decode(call.args, where=call.name or "tool", predicates=predicates),
             )
             for call in get_all_tool_calls(invocation.intermediate_data)
         ]

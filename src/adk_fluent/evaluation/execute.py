@@ -173,14 +173,15 @@ async def evaluate_group(
 
     from adk_fluent.adk.compat import eval_service_takes_app
 
-    eval_set = to_eval_set(suite_name, cases, app.name, strict=False)
+    predicates: dict[str, Any] = {}  # predicate tool arguments, checked by reference
+    eval_set = to_eval_set(suite_name, cases, app.name, strict=False, predicates=predicates)
     manager = InMemoryEvalSetsManager()
     manager.create_eval_set(app_name=app.name, eval_set_id=eval_set.eval_set_id)
     for eval_case in eval_set.eval_cases:
         manager.add_eval_case(
             app_name=app.name, eval_set_id=eval_set.eval_set_id, eval_case=eval_case
         )
-    registry = FluentMetricRegistry()
+    registry = FluentMetricRegistry(predicates=predicates)
     for judge in judges:
         registry.register_judge(judge)
     settings: dict[str, Any] = {

@@ -61,7 +61,7 @@ def _yaml() -> Any:
 # ---- YAML -> suite ----
 
 
-def _response_from(value: Any, where: str) -> ResponseCheck | None:
+def _response_from(value: Any, where: str, case: Any = None) -> ResponseCheck | None:
     from adk_fluent.evaluation.cases import contains, exact, regex
 
     if value is None:
@@ -82,6 +82,7 @@ def _response_from(value: Any, where: str) -> ResponseCheck | None:
             return make(text, ignore_case=bool(value.get("ignore_case", False)))
     raise EvalError(
         f"{where}: response {value!r} is not a response check",
+        case=case if isinstance(case, str) else None,
         field="response",
         hint="write {contains: text}, {exact: text}, {regex: pattern} or "
         "{rouge: text, threshold: 0.7}.",
@@ -170,7 +171,7 @@ def _case_from(data: Any, index: int) -> FluentCase:
                 turns.append(
                     Turn(
                         item["text"],
-                        _response_from(item.get("response"), where),
+                        _response_from(item.get("response"), where, data.get("id")),
                         _tools_from(item.get("tools"), where),
                         item.get("reference"),
                     )
@@ -188,7 +189,7 @@ def _case_from(data: Any, index: int) -> FluentCase:
     expect = data.get("expect_state")
     return FluentCase(
         message,
-        response=_response_from(data.get("response"), where),
+        response=_response_from(data.get("response"), where, data.get("id")),
         tools=_tools_from(data.get("tools"), where),
         reference=data.get("reference"),
         expect_state=None if expect is None else decode(expect, where=f"{where}.expect_state"),

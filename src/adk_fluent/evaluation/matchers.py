@@ -119,20 +119,26 @@ def _callable_name(fn: Callable[..., Any]) -> str:
     return "the check" if name == "<lambda>" else f"{name}()"
 
 
-def encode(value: Any) -> Any:
-    """A value for an eval-set file: matchers become `{"$match": ...}` objects."""
+def encode(value: Any, predicates: dict[str, Any] | None = None) -> Any:
+    """A value for an eval-set file: matchers become `{"$match": ...}` objects. In a run (not a
+    file), `predicates` collects predicate functions, each written as `{"$match": "predicate",
+    "id": ...}` for `decode` with the same table to put back."""
     if value is ANY:
         return {MATCH_KEY: "any"}
     if isinstance(value, Regex):
         return {MATCH_KEY: "regex", "pattern": value.pattern}
     if isinstance(value, Mapping):
-        return {key: encode(item) for key, item in value.items()}
+        return {key: encode(item, predicates) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [encode(item) for item in value]
+        return [encode(item, predicates) for item in value]
+    if predicates is not None and callable(value) and not isinstance(value, type):
+        key = f"p{len(predicates)}"
+        predicates[key] = value
+        return {MATCH_KEY: "predicate", "id": key}
     return value
 
 
-def decode(value: Any, *, where: str = "value") -> Any:
+def decode(value: Any, *, where: str = "value", predicates: Mapping[str, Any] | None = None) -> Any:
     """The inverse of `encode`: `{"$match": ...}` objects become matchers again."""
     if isinstance(value, Mapping):
         if MATCH_KEY in value:
@@ -141,14 +147,19 @@ def decode(value: Any, *, where: str = "value") -> Any:
                 return ANY
             if kind == "regex" and set(value) == {MATCH_KEY, "pattern"}:
                 return Regex(value["pattern"])
+            if kind == "predicate" and predicates is not None and value.get("id") in predicates:
+                return predicates[value["id"]]
             raise EvalError(
                 f"{where} holds an unknown matcher {dict(value)!r}",
                 field=MATCH_KEY,
                 hint='use {"$match": "any"} or {"$match": "regex", "pattern": "..."}.',
             )
-        return {key: decode(item, where=f"{where}[{key!r}]") for key, item in value.items()}
+        return {
+            key: decode(item, where=f"{where}[{key!r}]", predicates=predicates)
+            for key, item in value.items()
+        }
     if isinstance(value, list):
-        return [decode(item, where=where) for item in value]
+        return [decode(item, where=where, predicates=predicates) for item in value]
     return value
 
 

@@ -79,6 +79,8 @@ async def test_tool_arguments_can_be_ignored_or_matched_by_pattern():
         FluentCase("Book Oslo", tools=["book"], id="name-only"),
         FluentCase("Book Oslo", tools=[tool("book", city="Oslo")], id="missing-arg"),
         FluentCase("Book Oslo", tools=[], id="no-call-expected"),
+        FluentCase("Book Oslo", tools=[tool("book", city=_nordic, date=ANY)], id="predicate"),
+        FluentCase("Book Rome", tools=[tool("book", city=_nordic, date=ANY)], id="predicate-no"),
     ).run(backend=booking_backend())
     statuses = {case.id: case.status for case in report.cases}
     assert statuses == {
@@ -88,11 +90,18 @@ async def test_tool_arguments_can_be_ignored_or_matched_by_pattern():
         "name-only": "passed",
         "missing-arg": "failed",
         "no-call-expected": "failed",
+        "predicate": "passed",
+        "predicate-no": "failed",
     }
+    assert "'Rome' fails _nordic()" in report.case("predicate-no").turns[0].trajectory_problem
     assert "unexpected key 'date'" in report.case("missing-arg").turns[0].trajectory_problem
     assert report.case("no-call-expected").turns[0].trajectory == [
         "+ book(city='Oslo', date='2026-12-01')"
     ]
+
+
+def _nordic(city: str) -> bool:
+    return city in ("Oslo", "Helsinki")
 
 
 async def test_a_conversation_is_checked_turn_by_turn():
