@@ -28,6 +28,7 @@ class MetricOutcome:
     score: float | None
     threshold: float | None
     status: Status
+    reason: str | None = None  # why it could not run (NOT_EVALUATED), from ADK's log
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,8 @@ class CaseResult:
         for name, metric in self.metrics.items():
             if metric.status == "failed":
                 out.append(f"{name}: {_score(metric.score)} < {_score(metric.threshold)}")
+            elif metric.status == "not_evaluated" and metric.reason:
+                out.append(f"{name} not evaluated: {metric.reason}")
         return out
 
 
@@ -322,6 +325,9 @@ class FluentEvalReport:
                     lines.append(
                         f"    {name}: {_score(metric.score)} below {_score(metric.threshold)}"
                     )
+                elif metric.status == "not_evaluated" and case.status == "not_evaluated":
+                    why = metric.reason or "it produced no score"
+                    lines.append(f"    {name}: not evaluated ({why})")
         return "\n".join(lines) + "\n"
 
     def to_dict(self) -> dict[str, Any]:
@@ -424,8 +430,9 @@ def merge_runs(runs: Iterable[CaseResult]) -> CaseResult:
         outcomes = [r.metrics[name] for r in results if name in r.metrics]
         scored = [o.score for o in outcomes if o.score is not None]
         status = min((o.status for o in outcomes), key=order.index)
+        reason = next((o.reason for o in outcomes if o.reason), None)
         metrics[name] = MetricOutcome(
-            sum(scored) / len(scored) if scored else None, outcomes[0].threshold, status
+            sum(scored) / len(scored) if scored else None, outcomes[0].threshold, status, reason
         )
     tokens: dict[str, int] = {}
     for result in results:

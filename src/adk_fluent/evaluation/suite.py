@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from adk_fluent.errors import AdkFluentWarning, EvalError, describe_value, did_you_mean
-from adk_fluent.evaluation.cases import TRAJECTORY_MATCHES, FluentCase, FluentJudge
+from adk_fluent.evaluation.cases import TRAJECTORY_MATCHES, FluentCase, FluentJudge, ToolCall
 from adk_fluent.evaluation.compile import (
     FUNCTION_PATHS,
     JUDGE_FUNCTION_PATH,
@@ -184,6 +184,49 @@ class FluentEvalSuite:
                 self._check_target(case, names)
             if state_schema is not None:
                 _check_schema(case, state_schema)
+
+        self._warn_about_adk_metrics()
+
+    def _warn_about_adk_metrics(self) -> None:
+        """ADK's own metrics on expectations they cannot read: they would score 0 silently."""
+        from adk_fluent.evaluation.matchers import serializable
+
+        names = {spec.name for spec in self.metrics}
+        loose, unreferenced = [], []
+        for case in self.cases:
+            for turn in case.turns:
+                calls = [call for call in turn.tools or () if isinstance(call, ToolCall)]
+                if any(
+                    call.args is None
+                    or not _literal(dict(call.args))
+                    or not serializable(dict(call.args))
+                    for call in calls
+                ):
+                    loose.append(case.case_id)
+                if turn.expected_text is None:
+                    unreferenced.append(case.case_id)
+        if "tool_trajectory_avg_score" in names and loose:
+            warnings.warn(
+                f"suite '{self.name}': ADK's tool_trajectory_avg_score compares tool arguments "
+                f"literally, so it scores 0 on calls expected by name only or with ANY / Regex / "
+                f"a predicate (cases {', '.join(sorted(set(loose))[:5])}). Hint: tools= is "
+                f"checked by adk_fluent_trajectory already; drop tool_trajectory_avg_score, "
+                f"or give those calls their exact arguments.",
+                AdkFluentWarning,
+                stacklevel=3,
+            )
+        judged = names & {"response_match_score", LLM_JUDGE_METRIC}
+        if self.judge_model is not None:
+            judged.add(LLM_JUDGE_METRIC)
+        if judged and unreferenced:
+            warnings.warn(
+                f"suite '{self.name}': {', '.join(sorted(judged))} compare(s) the answer with a "
+                f"reference, and cases {', '.join(sorted(set(unreferenced))[:5])} have none on "
+                f"some turn, so those turns score 0. Hint: give reference='...' (or an exact / "
+                f"rouge response check) on each turn.",
+                AdkFluentWarning,
+                stacklevel=3,
+            )
 
     # ---- the pipeline ----
     def _agent_names(self) -> set[str] | None:
@@ -555,6 +598,18 @@ class FluentEvalSuite:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             Path(path).write_text(text, encoding="utf-8")
         return text
+
+
+def _literal(value: Any) -> bool:
+    from adk_fluent.evaluation.matchers import is_matcher
+
+    if is_matcher(value) or (callable(value) and not isinstance(value, type)):
+        return False
+    if isinstance(value, Mapping):
+        return all(_literal(item) for item in value.values())
+    if isinstance(value, list | tuple):
+        return all(_literal(item) for item in value)
+    return True
 
 
 def _is_native_agent(value: Any) -> bool:

@@ -297,6 +297,8 @@ async def test_a_judge_that_cannot_score_leaves_the_case_not_evaluated():
     [case] = report.cases
     assert case.metrics["b"].status == "not_evaluated"
     assert case.status == "not_evaluated"  # ADK alone would have called it nothing at all
+    assert "judge 'b' returned 7.0" in case.metrics["b"].reason  # from ADK's log, kept
+    assert "b not evaluated: EvalError" in case.problems()[0]
     assert not report.passed
 
 
