@@ -189,47 +189,41 @@ def judge_score(name: str, value: Any) -> float:
 
 
 class _FluentEvaluator(Evaluator):
+    """One of adk-fluent's metrics as an ADK Evaluator: `_verdicts` scores each turn."""
+
     def __init__(self, eval_metric: EvalMetric) -> None:
         self._eval_metric = eval_metric
+
+    async def _verdicts(self, actual: list[Any], expected: list[Any] | None) -> list[Verdict]:
+        raise NotImplementedError
+
+    async def evaluate_invocations(  # type: ignore[override]
+        self,
+        actual_invocations: list[Any],
+        expected_invocations: list[Any] | None = None,
+        conversation_scenario: Any = None,
+    ) -> EvaluationResult:
+        verdicts = await self._verdicts(actual_invocations, expected_invocations)
+        return _result(self._eval_metric, actual_invocations, expected_invocations, verdicts)
 
 
 class TrajectoryEvaluator(_FluentEvaluator):
     predicates: Mapping[str, Any] = {}  # a run's predicate arguments (compile.to_eval_set)
 
-    async def evaluate_invocations(  # type: ignore[override]
-        self,
-        actual_invocations: list[Any],
-        expected_invocations: list[Any] | None = None,
-        conversation_scenario: Any = None,
-    ) -> EvaluationResult:
-        verdicts = trajectory_verdicts(
-            self._eval_metric, actual_invocations, expected_invocations, self.predicates
-        )
-        return _result(self._eval_metric, actual_invocations, expected_invocations, verdicts)
+    async def _verdicts(self, actual: list[Any], expected: list[Any] | None) -> list[Verdict]:
+        return trajectory_verdicts(self._eval_metric, actual, expected, self.predicates)
 
 
 class ResponseEvaluator(_FluentEvaluator):
-    async def evaluate_invocations(  # type: ignore[override]
-        self,
-        actual_invocations: list[Any],
-        expected_invocations: list[Any] | None = None,
-        conversation_scenario: Any = None,
-    ) -> EvaluationResult:
-        verdicts = response_verdicts(actual_invocations, expected_invocations)
-        return _result(self._eval_metric, actual_invocations, expected_invocations, verdicts)
+    async def _verdicts(self, actual: list[Any], expected: list[Any] | None) -> list[Verdict]:
+        return response_verdicts(actual, expected)
 
 
 class JudgeEvaluator(_FluentEvaluator):
     judge: FluentJudge  # set on the per-judge subclass
 
-    async def evaluate_invocations(  # type: ignore[override]
-        self,
-        actual_invocations: list[Any],
-        expected_invocations: list[Any] | None = None,
-        conversation_scenario: Any = None,
-    ) -> EvaluationResult:
-        verdicts = await judge_verdicts(self.judge, actual_invocations, expected_invocations)
-        return _result(self._eval_metric, actual_invocations, expected_invocations, verdicts)
+    async def _verdicts(self, actual: list[Any], expected: list[Any] | None) -> list[Verdict]:
+        return await judge_verdicts(self.judge, actual, expected)
 
 
 def metric_info(name: str, description: str) -> MetricInfo:

@@ -302,6 +302,10 @@ async def test_a_judge_that_cannot_score_leaves_the_case_not_evaluated():
     assert not report.passed
 
 
+def _text_of(request: Any) -> str:
+    return " ".join(part.text or "" for content in request.contents for part in content.parts or [])
+
+
 class _JudgeModel(BaseLlm):
     """A judge model for ADK's LLM-as-judge metric: 'valid' when the agent's answer says
     booked (the judge prompt holds both answers)."""
@@ -311,9 +315,7 @@ class _JudgeModel(BaseLlm):
         return [r"adk-fluent-test-judge"]
 
     async def generate_content_async(self, llm_request, stream: bool = False):
-        prompt = " ".join(
-            part.text or "" for content in llm_request.contents for part in content.parts or []
-        )
+        prompt = _text_of(llm_request)
         # the agent's answer sits between these two fields of ADK's judge prompt
         agent_said = prompt.split('"Agent response":', 1)[-1].split('"Reference response":', 1)[0]
         label = "valid" if "booked" in agent_said else "invalid"
@@ -415,9 +417,7 @@ class _SimulatedUser(BaseLlm):
         return [r"adk-fluent-test-user"]
 
     async def generate_content_async(self, llm_request, stream: bool = False):
-        prompt = " ".join(
-            part.text or "" for content in llm_request.contents for part in content.parts or []
-        )
+        prompt = _text_of(llm_request)
         system = str(llm_request.config.system_instruction or "") if llm_request.config else ""
         seen = prompt + system
         text = "</finished>" if "booked" in seen.split("Conversation History", 1)[-1] else "Oslo."

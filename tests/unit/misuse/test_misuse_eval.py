@@ -440,24 +440,7 @@ CASES = [
     ),
 ]
 
-# Gaps in the lead's code, shown here until fixed (strict: a fix makes these cases pass, and then
-# the marks must go).
-KNOWN_GAPS: dict[str, str] = {}
 
-
-def _params() -> list[Any]:
-    return [
-        pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[c.id]))
-        if c.id in KNOWN_GAPS
-        else c
-        for c in CASES
-    ]
-
-
-@pytest.mark.parametrize("misuse", _params(), ids=ids(CASES))
+@pytest.mark.parametrize("misuse", CASES, ids=ids(CASES))
 def test_misuse(misuse):
     check(misuse)
-
-
-def test_every_known_gap_names_a_case():
-    assert set(KNOWN_GAPS) <= set(ids(CASES))
