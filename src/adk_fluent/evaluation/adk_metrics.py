@@ -13,6 +13,7 @@ its threshold (1.0 by default: every checked turn).
 
 from __future__ import annotations
 
+import abc
 import importlib
 import inspect
 from collections.abc import Callable, Mapping, Sequence
@@ -194,8 +195,9 @@ class _FluentEvaluator(Evaluator):
     def __init__(self, eval_metric: EvalMetric) -> None:
         self._eval_metric = eval_metric
 
+    @abc.abstractmethod
     async def _verdicts(self, actual: list[Any], expected: list[Any] | None) -> list[Verdict]:
-        raise NotImplementedError
+        """Each actual turn's (score, passed), or None where the metric does not apply."""
 
     async def evaluate_invocations(  # type: ignore[override]
         self,
