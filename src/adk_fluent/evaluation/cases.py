@@ -126,6 +126,17 @@ def _response(value: Any, case: str | None) -> ResponseCheck | None:
     )
 
 
+def _reference(value: Any, case: str | None) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise EvalError(
+        f"reference takes the expected answer's text, not {describe_value(value)}",
+        case=case,
+        field="reference",
+        hint="e.g. reference='Your trip to Paris is booked.'",
+    )
+
+
 @dataclass(frozen=True)
 class ToolCall:
     """An expected tool call. `args=None` checks only the name; a mapping checks exactly those
@@ -217,15 +228,11 @@ class Turn:
                 field="input",
                 hint="e.g. Turn('Book Paris', response=contains('booked')).",
             )
-        if self.reference is not None and not isinstance(self.reference, str):
-            raise EvalError(
-                f"reference takes the expected answer's text, not {describe_value(self.reference)}",
-                case=case,
-                field="reference",
-                hint="e.g. reference='Your trip to Paris is booked.'",
-            )
         return Turn(
-            self.text, _response(self.response, case), _tools(self.tools, case), self.reference
+            self.text,
+            _response(self.response, case),
+            _tools(self.tools, case),
+            _reference(self.reference, case),
         )
 
     @property
@@ -296,7 +303,7 @@ class FluentCase:
         last = turns[-1]
         response = _response(self.response, label)
         tools = _tools(self.tools, label)
-        reference = Turn("-", reference=self.reference).normalized(label).reference
+        reference = _reference(self.reference, label)
         for name, mine, theirs in (
             ("response", response, last.response),
             ("tools", tools, last.tools),
@@ -583,3 +590,19 @@ class UserSimulation:
                 field="max_turns",
                 hint="e.g. max_turns=8.",
             )
+
+
+def schema_type_problem(ref: Any, value: Any) -> str | None:
+    """None when `value` reads as the StateSchema field's declared type, else why not. The
+    schema's own typed read decides (StateSchema.bind on a mapping), as it would in a tool."""
+    from adk_fluent.errors import StateTypeError
+    from adk_fluent.ir.state_keys import type_name
+
+    schema = getattr(ref, "schema", None)
+    if schema is None:
+        return None
+    try:
+        getattr(schema.bind({ref.key: value}), ref.name)
+    except StateTypeError:
+        return f"{value!r} is not a {type_name(ref.type)} (declared on {ref!r})"
+    return None

@@ -22,7 +22,12 @@ from adk_fluent.evaluation.adk_metrics import (
     actual_calls,
     final_text,
 )
-from adk_fluent.evaluation.cases import FluentCase, FluentJudge, UserSimulation
+from adk_fluent.evaluation.cases import (
+    FluentCase,
+    FluentJudge,
+    UserSimulation,
+    schema_type_problem,
+)
 from adk_fluent.evaluation.compile import (
     RESPONSE_METRIC,
     TRAJECTORY_METRIC,
@@ -280,9 +285,8 @@ def state_outcomes(case: FluentCase, state: dict[str, Any]) -> list[StateOutcome
         present = name in state
         actual = state.get(name)
         reason = check_value(expected, actual, present=present)
-        declared = getattr(key, "type", None)
-        if reason is None and present and declared is not None and hasattr(key, "schema"):
-            reason = _type_problem(key, actual)
+        if reason is None and present:
+            reason = schema_type_problem(key, actual)
         out.append(
             StateOutcome(
                 key=name,
@@ -293,25 +297,6 @@ def state_outcomes(case: FluentCase, state: dict[str, Any]) -> list[StateOutcome
             )
         )
     return out
-
-
-def _type_problem(ref: Any, value: Any) -> str | None:
-    """A StateSchema field's value that does not validate as its declared type."""
-    from adk_fluent.ir.state_keys import UNKNOWN
-
-    if ref.type is UNKNOWN:
-        return None
-    from pydantic import TypeAdapter, ValidationError
-
-    try:
-        TypeAdapter(ref.type).validate_python(value, strict=False)
-    except ValidationError:
-        from adk_fluent.ir.state_keys import type_name
-
-        return f"{value!r} is not a {type_name(ref.type)} (declared on {ref!r})"
-    except Exception:  # a type pydantic cannot build an adapter for: no type check
-        return None
-    return None
 
 
 def _verdict(case: FluentCase, outcomes: dict[str, MetricOutcome], state_checked: bool) -> Status:
@@ -418,16 +403,3 @@ def case_result(
         error=error,
         tokens=tokens if any(tokens.values()) else {},
     )
-
-
-def metric_names(metrics: Sequence[MetricSpec]) -> list[str]:
-    return [spec.name for spec in metrics]
-
-
-__all__ = [
-    "RESPONSE_METRIC",
-    "TRAJECTORY_METRIC",
-    "Services",
-    "evaluate_group",
-    "infer_with_app",
-]

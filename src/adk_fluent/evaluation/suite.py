@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from adk_fluent.adk.native import is_native_agent
 from adk_fluent.errors import AdkFluentWarning, EvalError, describe_value, did_you_mean
 from adk_fluent.evaluation.cases import TRAJECTORY_MATCHES, FluentCase, FluentJudge, ToolCall
 from adk_fluent.evaluation.compile import (
@@ -98,7 +99,7 @@ class FluentEvalSuite:
                 hint="letters, digits, '_', '-', '.' (it names the eval set and its file).",
             )
         self.name = name
-        if not (_is_builder(pipeline) or _is_native_app(pipeline) or _is_native_agent(pipeline)):
+        if not (_is_builder(pipeline) or _is_native_app(pipeline) or is_native_agent(pipeline)):
             raise EvalError(
                 f"FluentEvalSuite evaluates a pipeline, not {describe_value(pipeline)}",
                 field="pipeline",
@@ -277,7 +278,7 @@ class FluentEvalSuite:
         agent folder exposes to `adk eval` for an exported suite."""
         if _is_native_app(self.pipeline):
             return self.pipeline
-        if _is_native_agent(self.pipeline):
+        if is_native_agent(self.pipeline):
             from google.adk.apps.app import App
 
             return App(name="adk_fluent_eval", root_agent=self.pipeline)
@@ -612,14 +613,6 @@ def _literal(value: Any) -> bool:
     return True
 
 
-def _is_native_agent(value: Any) -> bool:
-    try:
-        from google.adk.agents.base_agent import BaseAgent
-    except ImportError:  # pragma: no cover
-        return False
-    return isinstance(value, BaseAgent)
-
-
 def _adk_metrics(metrics: Mapping[str, Any] | None) -> list[MetricSpec]:
     if metrics is None:
         return []
@@ -701,7 +694,9 @@ def _unique(cases: list[FluentCase]) -> list[FluentCase]:
 
 
 def _check_schema(case: FluentCase, schema: Any) -> None:
-    from adk_fluent.errors import StateTypeError
+    from adk_fluent.evaluation.cases import schema_type_problem
+    from adk_fluent.evaluation.matchers import is_matcher
+    from adk_fluent.ir.state_keys import type_name
 
     for field_name, mapping in (("state", case.state), ("expect_state", case.expect_state)):
         for key, value in (mapping or {}).items():
@@ -715,24 +710,13 @@ def _check_schema(case: FluentCase, schema: Any) -> None:
                     hint=did_you_mean(name, schema.keys())
                     or f"its keys: {', '.join(sorted(schema.keys()))}.",
                 )
-            from adk_fluent.evaluation.matchers import is_matcher
-
             if is_matcher(value) or callable(value):
                 continue
-            from adk_fluent.ir.state_keys import UNKNOWN, type_name
-
-            if ref.type is UNKNOWN:
-                continue
-            from pydantic import TypeAdapter, ValidationError
-
-            try:
-                TypeAdapter(ref.type).validate_python(value, strict=False)
-            except ValidationError:
-                error = EvalError(
+            if schema_type_problem(ref, value) is not None:
+                raise EvalError(
                     f"{field_name}['{name}'] is {describe_value(value)}, but {ref!r} is a "
                     f"{type_name(ref.type)}",
                     case=case.case_id,
                     field=field_name,
                     hint=f"give a {type_name(ref.type)}, or a check: ANY, Regex(...), a function.",
                 )
-                raise error from StateTypeError(str(error))
