@@ -228,6 +228,33 @@ class JudgeEvaluator(_FluentEvaluator):
         return await judge_verdicts(self.judge, actual, expected)
 
 
+class _Recorded(Evaluator):
+    """An evaluator of this run that remembers why it raised, then raises as before."""
+
+    def __init__(self, inner: Evaluator, name: str, failures: dict[tuple[str, str], str]) -> None:
+        self._inner = inner
+        self._name = name
+        self._failures = failures
+
+    async def evaluate_invocations(  # type: ignore[override]
+        self,
+        actual_invocations: list[Any],
+        expected_invocations: list[Any] | None = None,
+        conversation_scenario: Any = None,
+    ) -> EvaluationResult:
+        try:
+            result = self._inner.evaluate_invocations(
+                actual_invocations, expected_invocations, conversation_scenario
+            )
+            if inspect.isawaitable(result):
+                result = await result
+        except Exception as error:
+            first = actual_invocations[0].invocation_id if actual_invocations else ""
+            self._failures[(first, self._name)] = f"{type(error).__name__}: {error}"
+            raise
+        return result  # type: ignore[no-any-return]
+
+
 def metric_info(name: str, description: str) -> MetricInfo:
     return MetricInfo(
         metric_name=name,
@@ -248,6 +275,9 @@ class FluentMetricRegistry(MetricEvaluatorRegistry):
     ) -> None:
         self._base = base or DEFAULT_METRIC_EVALUATOR_REGISTRY
         self._own: dict[str, tuple[type[Evaluator], MetricInfo]] = {}
+        # Why a metric raised (ADK turns it into NOT_EVALUATED and only logs it), keyed by
+        # (the first actual invocation's id, metric name): this run's evaluators only.
+        self.failures: dict[tuple[str, str], str] = {}
         trajectory = type(
             "RunTrajectoryEvaluator", (TrajectoryEvaluator,), {"predicates": dict(predicates or {})}
         )
@@ -272,8 +302,10 @@ class FluentMetricRegistry(MetricEvaluatorRegistry):
     def get_evaluator(self, eval_metric: EvalMetric) -> Evaluator:
         own = self._own.get(eval_metric.metric_name)
         if own is not None:
-            return own[0](eval_metric=eval_metric)  # type: ignore[call-arg]
-        return self._base.get_evaluator(eval_metric)
+            evaluator = own[0](eval_metric=eval_metric)  # type: ignore[call-arg]
+        else:
+            evaluator = self._base.get_evaluator(eval_metric)
+        return _Recorded(evaluator, str(eval_metric.metric_name), self.failures)
 
     def get_registered_metrics(self) -> list[MetricInfo]:
         mine = [info.model_copy(deep=True) for _, info in self._own.values()]

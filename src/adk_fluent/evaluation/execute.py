@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import logging
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -213,28 +212,30 @@ async def evaluate_group(
         inferences = [result async for result in service.perform_inference(request)]
     else:
         inferences = await infer_with_app(app, eval_set, services, parallelism, provider)
-    # ADK turns a metric that raised into NOT_EVALUATED and only logs why; the log record is
-    # kept so the report can say it (#3439: a metric that did not run is not a pass).
-    failures = _MetricFailures()
-    adk_log = logging.getLogger("google_adk.google.adk.evaluation.local_eval_service")
-    adk_log.addHandler(failures)
     # A case whose run failed has nothing to score (ADK 1.x's evaluate() would raise on it);
     # it is reported as an error with the run's message.
-    try:
-        ran = [result for result in inferences if result.inferences is not None]
-        scored = [
-            result
-            async for result in service.evaluate(
-                EvaluateRequest(
-                    inference_results=ran,
-                    evaluate_config=EvaluateConfig(
-                        eval_metrics=eval_metrics(metrics), parallelism=parallelism
-                    ),
-                )
+    ran = [result for result in inferences if result.inferences is not None]
+    scored = [
+        result
+        async for result in service.evaluate(
+            EvaluateRequest(
+                inference_results=ran,
+                evaluate_config=EvaluateConfig(
+                    eval_metrics=eval_metrics(metrics), parallelism=parallelism
+                ),
             )
-        ]
-    finally:
-        adk_log.removeHandler(failures)
+        )
+    ]
+    # Why a metric could not run, by case (#3439: a metric that did not run is not a pass).
+    first_turn = {
+        result.inferences[0].invocation_id: result.eval_case_id
+        for result in ran
+        if result.inferences
+    }
+    reasons = {
+        (first_turn.get(invocation_id, ""), metric): reason
+        for (invocation_id, metric), reason in registry.failures.items()
+    }
     by_case = {result.eval_id: result for result in scored}
     errors = {
         result.eval_case_id: result.error_message or "the case did not run"
@@ -251,26 +252,11 @@ async def evaluate_group(
             if case.case_id in by_case
             else errors.get(case.case_id, "no result"),
             trajectory_match,
-            failures.reasons,
+            reasons,
         )
         for case in cases
     ]
     return results, scored
-
-
-class _MetricFailures(logging.Handler):
-    """Collects ADK's "Metric evaluation failed for metric `m` for eval case id 'c' with
-    following error `e`" records: (case id, metric) -> the error."""
-
-    def __init__(self) -> None:
-        super().__init__(level=logging.ERROR)
-        self.reasons: dict[tuple[str, str], str] = {}
-
-    def emit(self, record: logging.LogRecord) -> None:
-        args = record.args if isinstance(record.args, tuple) else ()
-        if str(record.msg).startswith("Metric evaluation failed") and len(args) >= 3:
-            metric, case_id, error = args[0], args[1], args[2]
-            self.reasons[(str(case_id), str(metric))] = f"{type(error).__name__}: {error}"
 
 
 def _status(adk_status: Any) -> Status:

@@ -445,3 +445,24 @@ async def test_a_simulated_user_talks_until_done_and_the_state_is_checked():
     assert [turn.user for turn in case.turns] == ["I need a trip.", "Oslo."]
     assert case.turns[0].response == "Which city would you like?"
     assert case.turns[1].tool_calls == ["book(city='Oslo', date='2026-12-01')"]
+
+
+async def test_concurrent_runs_keep_their_own_reasons():
+    import asyncio
+
+    def out_of_range(turn) -> float:
+        return 7.0
+
+    def down(turn) -> float:
+        raise RuntimeError("the judging service is down")
+
+    first, second = await asyncio.gather(
+        _suite(FluentCase("Book Paris", id="x"), judges=[FluentJudge("b", out_of_range)]).run(
+            backend=booking_backend()
+        ),
+        _suite(FluentCase("Book Rome", id="x"), judges=[FluentJudge("b", down)]).run(
+            backend=booking_backend()
+        ),
+    )
+    assert "returned 7.0" in first.case("x").metrics["b"].reason
+    assert second.case("x").metrics["b"].reason == "RuntimeError: the judging service is down"
