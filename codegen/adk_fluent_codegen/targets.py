@@ -117,6 +117,8 @@ CONTROL_NODES: tuple[ControlNode, ...] = (
     ControlNode("TimeoutNode", "`timeout`: cancel the body after a deadline."),
     ControlNode("RaceNode", "`race`: the first child to finish wins."),
     ControlNode("NativeAgentNode", "A native ADK agent (a custom BaseAgent) placed as it is."),
+    ControlNode("RemoteAgentNode", "`RemoteAgent`: an agent served elsewhere, called over A2A."),
+    ControlNode("BoundaryNode", "`.execution_boundary()`: a sub-tree deployed as its own service."),
 )
 
 # Fields the builders never expose as setters: the name is the constructor's argument,

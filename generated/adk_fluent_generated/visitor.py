@@ -26,6 +26,8 @@ if TYPE_CHECKING:
         TimeoutNode,
         RaceNode,
         NativeAgentNode,
+        RemoteAgentNode,
+        BoundaryNode,
     )
     from .ir_nodes import (
         LlmAgentNode,
@@ -52,6 +54,8 @@ NODE_TYPE_NAMES: tuple[str, ...] = (
     "TimeoutNode",
     "RaceNode",
     "NativeAgentNode",
+    "RemoteAgentNode",
+    "BoundaryNode",
 )
 
 
@@ -119,3 +123,11 @@ class NodeVisitor(ABC, Generic[R]):
     @abstractmethod
     def visit_native_agent(self, node: NativeAgentNode) -> R:
         """A native ADK agent (a custom BaseAgent) placed as it is."""
+
+    @abstractmethod
+    def visit_remote_agent(self, node: RemoteAgentNode) -> R:
+        """`RemoteAgent`: an agent served elsewhere, called over A2A."""
+
+    @abstractmethod
+    def visit_boundary(self, node: BoundaryNode) -> R:
+        """`.execution_boundary()`: a sub-tree deployed as its own service."""

@@ -66,6 +66,8 @@ _EXPORTS = {
     "Race": "api.control",
     "Tap": "api.control",
     "Timeout": "api.expression",
+    "Boundary": "api.expression",
+    "RemoteAgent": "api.remote",
     "gate": "api.control",
     "loop_until": "api.control",
     "map_over": "api.control",
@@ -108,6 +110,7 @@ __all__ = [
     "AgentEvent",
     "AgentTool",
     "AppScoped",
+    "Boundary",
     "BuildError",
     "BuildOptions",
     "C",
@@ -143,6 +146,7 @@ __all__ = [
     "Prices",
     "Race",
     "ReadOnlyState",
+    "RemoteAgent",
     "Route",
     "RunError",
     "S",
@@ -219,6 +223,7 @@ if TYPE_CHECKING:
     )
     from adk_fluent.api.decorators import agent
     from adk_fluent.api.expression import (
+        Boundary,
         Fallback,
         FanOut,
         Loop,
@@ -233,6 +238,7 @@ if TYPE_CHECKING:
     )
     from adk_fluent.api.inject import per_call
     from adk_fluent.api.presets import Preset
+    from adk_fluent.api.remote import RemoteAgent
     from adk_fluent.api.route import Route
     from adk_fluent.api.state_schema import (
         AppScoped,

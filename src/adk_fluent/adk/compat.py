@@ -200,3 +200,15 @@ def eval_service_takes_app() -> bool:
     from google.adk.evaluation.local_eval_service import LocalEvalService
 
     return "app" in inspect.signature(LocalEvalService.__init__).parameters
+
+
+@functools.cache
+def remote_a2a_agent_class() -> type:
+    """ADK's A2A client agent. 2.x moved it to `google.adk.a2a.agent` (the old path still
+    imports there, with a warning); 1.x has it in `google.adk.agents.remote_a2a_agent`. Both
+    need a2a-sdk (the `a2a` extra): ImportError when it is missing."""
+    try:
+        from google.adk.a2a.agent import RemoteA2aAgent
+    except ImportError:
+        from google.adk.agents.remote_a2a_agent import RemoteA2aAgent
+    return RemoteA2aAgent  # type: ignore[no-any-return, return-value]

@@ -71,7 +71,7 @@ def check_names(root: ir.Node) -> set[str]:
     taken: dict[str, ir.Node] = {}
     in_tools = {id(n) for tree in _tool_trees(root) for n in tree.walk()}
     for node in root.walk():
-        if node.ZERO_COST:
+        if node.ZERO_COST or isinstance(node, ir.BoundaryNode):  # a boundary compiles to nothing
             continue
         names = node.agent_names if isinstance(node, ir.NativeAgentNode) else (node.name,)
         for name in names:
@@ -333,6 +333,35 @@ class Compiler(ir.NodeVisitor[Any]):
         from adk_fluent.adk.native import compile_native
 
         return compile_native(node, self.model_for)
+
+    def visit_remote_agent(self, node: ir.RemoteAgentNode) -> Any:
+        try:
+            from adk_fluent.adk.agents.remote import FluentRemoteAgent
+        except ImportError as error:
+            raise BuildError(
+                f"RemoteAgent needs ADK's A2A support, which failed to import ({error})",
+                agent=node.name,
+                field="card",
+                hint="install the a2a extra: pip install 'adk-fluent[a2a]'.",
+            ) from None
+        card: Any = node.card
+        if node.card_json is not None:
+            from a2a.types import AgentCard
+
+            card = AgentCard.model_validate_json(node.card_json)
+        return FluentRemoteAgent(
+            name=node.name,
+            agent_card=card,
+            description=node.description,
+            timeout=node.timeout,
+            sends=tuple(sorted(node.reads_keys)),
+            receives=tuple(sorted(node.writes_keys)),
+            card_source=node.card,
+        )
+
+    def visit_boundary(self, node: ir.BoundaryNode) -> Any:
+        """In one process a boundary changes nothing: its sub-tree runs in place."""
+        return self.visit(node.children[0])
 
     # Composites without a gate compile to ADK's own agents, exactly as written; with a gate
     # inside, to adk-fluent's gate-aware ones, which stop at a waiting gate and resume there.

@@ -48,6 +48,7 @@ from typing import Any, overload
 from adk_fluent.errors import BuildError, describe_value, did_you_mean
 from adk_fluent.ir.model_selection import ModelSelectorNode, SelectionInput, select_model
 from adk_fluent.ir.nodes import (
+    BoundaryNode,
     FallbackNode,
     GateNode,
     LlmAgentNode,
@@ -57,6 +58,7 @@ from adk_fluent.ir.nodes import (
     Node,
     ParallelAgentNode,
     RaceNode,
+    RemoteAgentNode,
     RouteNode,
     SequentialAgentNode,
     TimeoutNode,
@@ -547,8 +549,13 @@ class _Estimate:
             self.agent(node, path, runs)
         elif node.ZERO_COST or isinstance(node, GateNode):
             return
-        elif isinstance(node, SequentialAgentNode | ParallelAgentNode | TimeoutNode):
+        elif isinstance(node, SequentialAgentNode | ParallelAgentNode | TimeoutNode | BoundaryNode):
             self.children(node.children, path, runs)
+        elif isinstance(node, RemoteAgentNode):
+            self.notes.append(
+                f"remote agent '{node.name}': its model calls are made and billed by the "
+                "service that serves it, not counted here"
+            )
         elif isinstance(node, RaceNode):
             self.notes.append(
                 f"race '{node.name}': every branch counted in full (the losers are cancelled "

@@ -84,6 +84,24 @@ class _Drawing(ir.NodeVisitor[Ends]):
         kind = node.agent_class.rsplit(".", 1)[-1]
         return self.box(node, '[["{label}"]]', f"{node.name} ({kind})")
 
+    def visit_remote_agent(self, node: ir.RemoteAgentNode) -> Ends:
+        crossing = []
+        if node.reads_keys:
+            crossing.append(f"sends: {', '.join(sorted(node.reads_keys))}")
+        if node.writes_keys:
+            crossing.append(f"receives: {', '.join(sorted(node.writes_keys))}")
+        where = node.card.split("/.well-known/")[0] if node.card else "agent card"
+        label = "<br/>".join([f"{node.name} (A2A: {where})", *crossing])
+        return self.box(node, '[/"{label}"\\]', label)
+
+    def visit_boundary(self, node: ir.BoundaryNode) -> Ends:
+        nid = self.node_id(node)
+        where = f": {node.url}" if node.url else ""
+        self.lines.append(f'    subgraph {nid}["service {_quote(node.name)}{_quote(where)}"]')
+        ends = self.visit(node.children[0])
+        self.lines.append("    end")
+        return ends
+
     def visit_transform(self, node: ir.TransformNode) -> Ends:
         return self.box(node, '[/"{label}"/]', f"{node.step.kind} {node.name}")
 

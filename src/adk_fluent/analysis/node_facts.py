@@ -32,6 +32,8 @@ KINDS: dict[str, str] = {
     "TapNode": "tap",
     "UntilNode": "until",
     "NativeAgentNode": "native",
+    "RemoteAgentNode": "remote_agent",
+    "BoundaryNode": "boundary",
 }
 
 

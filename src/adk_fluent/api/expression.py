@@ -30,7 +30,14 @@ from adk_fluent.api.declarations import AgentCallbacks, DeclaresState
 from adk_fluent.api.running import Runnable
 from adk_fluent.errors import BuildError, EmptyCompositeError, describe_value
 from adk_fluent.ir.names import slug
-from adk_fluent.ir.nodes import FallbackNode, Node, TimeoutNode, TransformNode, UntilNode
+from adk_fluent.ir.nodes import (
+    BoundaryNode,
+    FallbackNode,
+    Node,
+    TimeoutNode,
+    TransformNode,
+    UntilNode,
+)
 from adk_fluent.ir.steps import FunctionStep, Step
 
 
@@ -65,6 +72,14 @@ class Expression(BuilderBase, Runnable):
     def timeout(self, seconds: float) -> Timeout:
         """This step under a deadline: cancelled after `seconds`, with an error event saying so."""
         return Timeout(self, seconds)
+
+    def execution_boundary(
+        self, service: str | None = None, *, url: str = "", description: str = ""
+    ) -> Boundary:
+        """Mark this step as a service of its own. Run in one process, nothing changes;
+        `adk_fluent.remote.to_apps(pipeline)` deploys it as a separate ADK App, called over A2A
+        at `url` (its card URL, `<base>/.well-known/agent-card.json`, or given to to_apps)."""
+        return Boundary(self, service, url=url, description=description)
 
 
 class StateStep(Expression):
@@ -538,6 +553,44 @@ class Timeout(Expression):
         return TimeoutNode(
             name=self._name,
             seconds=self._seconds,
+            children=(self._body.to_ir(),),
+            visibility=self._visibility,
+        )
+
+
+class Boundary(Expression):
+    """A step deployed as a service of its own; see `Expression.execution_boundary()`."""
+
+    def __init__(
+        self, body: Any, service: str | None = None, *, url: str = "", description: str = ""
+    ) -> None:
+        step = as_step(body, "execution_boundary")
+        if service is not None:
+            check_name(service, "service")
+        for field, value in (("url", url), ("description", description)):
+            if not isinstance(value, str):
+                raise BuildError(
+                    f"execution_boundary {field}= must be a str, got {describe_value(value)}",
+                    agent=step.name,
+                    field=field,
+                    hint="url: the card URL the service will answer at, e.g. "
+                    "'http://heavy:8001/.well-known/agent-card.json'.",
+                )
+        if url and not url.startswith(("http://", "https://")):
+            raise BuildError(
+                f"execution_boundary url={url!r} is not an http(s) URL",
+                agent=step.name,
+                field="url",
+                hint="the service's agent card URL, e.g. 'http://heavy:8001/.well-known/agent-card.json'.",
+            )
+        super().__init__(service or f"{step.name}_service")
+        self._body, self._url, self._description = step, url, description
+
+    def _build_ir(self) -> BoundaryNode:
+        return BoundaryNode(
+            name=self._name,
+            url=self._url,
+            description=self._description,
             children=(self._body.to_ir(),),
             visibility=self._visibility,
         )

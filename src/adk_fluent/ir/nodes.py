@@ -26,6 +26,7 @@ __all__ = [
     "ADK_NODE_TYPES",
     "CONTROL_NODE_TYPES",
     "AgentToolSpec",
+    "BoundaryNode",
     "DEFAULT_APPROVE_WORDS",
     "DEFAULT_REJECT_WORDS",
     "NODE_TYPE_NAMES",
@@ -40,6 +41,7 @@ __all__ = [
     "NodeVisitor",
     "ParallelAgentNode",
     "RaceNode",
+    "RemoteAgentNode",
     "RouteNode",
     "RouteRule",
     "SequentialAgentNode",
@@ -197,6 +199,37 @@ class NativeAgentNode(Node):
 
     def __hash__(self) -> int:
         return hash((type(self), self.name, id(self.agent)))
+
+
+class RemoteAgentNode(Node):
+    """An agent served elsewhere, called over A2A (`RemoteAgent`). It speaks like an LLM agent
+    (its reply is the user's when it runs last); `reads_keys` are the state keys sent with each
+    request and `writes_keys` the keys the peer sends back, the only state that crosses.
+
+    `card` is where the peer's agent card is read (an http(s) URL or a file path); `card_json`
+    holds the card itself when one was given as an object (JSON text, so the node stays a
+    hashable value). `service` names the deployment it stands for when an ExecutionBoundary
+    was split off (`to_apps()`), else empty."""
+
+    SPEAKS: ClassVar[Speaks] = "by_position"
+    CHILDREN: ClassVar[Children] = "none"
+    card: str = ""
+    card_json: str | None = None
+    timeout: float = 600.0  # seconds for one request (ADK's RemoteA2aAgent default)
+    description: str = ""
+    service: str = ""
+
+
+class BoundaryNode(Node):
+    """`.execution_boundary(...)`: its one child is a service of its own. In one process it
+    runs in place (nothing changes); `to_apps()` deploys the child as a separate ADK App and
+    puts a RemoteAgentNode at `url` in its place, sending the keys the child reads and
+    receiving the keys it writes."""
+
+    SPEAKS: ClassVar[Speaks] = "never"
+    CHILDREN: ClassVar[Children] = "branches"
+    url: str = ""  # where the service will be reached; `to_apps(urls=...)` may give it later
+    description: str = ""
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ Concurrency, which ADK leaves to the caller:
 from __future__ import annotations
 
 import asyncio
+import importlib
 import re
 import weakref
 from collections.abc import AsyncIterator
@@ -71,6 +72,7 @@ def _database_store(store: str) -> Any:
             field="session_store",
             hint="a file needs a URL, e.g. session_store='sqlite:///sessions.db'.",
         )
+    _check_postgresql(url, store)
     try:
         from google.adk.sessions.database_session_service import DatabaseSessionService
     except ImportError as error:
@@ -101,6 +103,61 @@ def _database_store(store: str) -> Any:
     return service
 
 
+# PostgreSQL drivers SQLAlchemy can drive with asyncio (ADK's store is async only), by the name
+# in the URL, with the module to import and how to install it.
+_ASYNC_POSTGRESQL_DRIVERS = {
+    "asyncpg": ("asyncpg", "pip install 'adk-fluent[db]'"),
+    "psycopg": ("psycopg", "pip install 'psycopg[binary]'"),
+    "psycopg_async": ("psycopg", "pip install 'psycopg[binary]'"),
+}
+_POSTGRESQL_HINT = "write session_store='postgresql+asyncpg://user:password@host:5432/database'"
+
+
+def _check_postgresql(url: str, store: str) -> None:
+    """A PostgreSQL URL names a driver SQLAlchemy can run under asyncio, and it is installed.
+
+    Checked before ADK sees the URL: without a driver SQLAlchemy picks a default that differs
+    between its releases (psycopg2, which is synchronous, on 2.0), and ADK's own error repeats
+    the URL, password and all.
+    """
+    scheme = url.split("://", 1)[0].casefold()
+    dialect, _, driver = scheme.partition("+")
+    shown = _short(_redacted(store))
+    if dialect == "postgres":
+        raise BuildError(
+            f"session_store={shown} starts with '{scheme}://', which SQLAlchemy does not know",
+            field="session_store",
+            hint=f"SQLAlchemy names the database 'postgresql': {_POSTGRESQL_HINT} "
+            "(asyncpg comes with pip install 'adk-fluent[db]').",
+        )
+    if dialect != "postgresql":
+        return
+    if not driver:
+        raise BuildError(
+            f"session_store={shown} names no driver, and ADK's DatabaseSessionService needs "
+            "an asynchronous one",
+            field="session_store",
+            hint=f"{_POSTGRESQL_HINT} (asyncpg comes with pip install 'adk-fluent[db]').",
+        )
+    if driver not in _ASYNC_POSTGRESQL_DRIVERS:
+        raise BuildError(
+            f"session_store={shown} names the driver {driver!r}, which ADK's "
+            "DatabaseSessionService cannot use (it needs an asynchronous driver: "
+            f"{', '.join(sorted(_ASYNC_POSTGRESQL_DRIVERS))})",
+            field="session_store",
+            hint=f"{_POSTGRESQL_HINT} (asyncpg comes with pip install 'adk-fluent[db]').",
+        )
+    module, install = _ASYNC_POSTGRESQL_DRIVERS[driver]
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        raise BuildError(
+            f"session_store={shown} needs the {module} package, which is not installed",
+            field="session_store",
+            hint=f"{install}.",
+        ) from None
+
+
 def _is_sqlite_file(url: str) -> bool:
     if not url.startswith("sqlite"):
         return False
@@ -109,8 +166,10 @@ def _is_sqlite_file(url: str) -> bool:
 
 
 def _redacted(text: str) -> str:
-    """A URL's password replaced by ***, wherever it appears in the text."""
-    return re.sub(r"(://[^:/@\s]+:)[^@\s]+@", r"\1***@", text)
+    """A URL's password replaced by ***, wherever it appears in the text: after the user name
+    (which may be empty) or as a `password=` query parameter."""
+    text = re.sub(r"(://[^:/@\s]*:)\S+@", r"\1***@", text)  # to the last @: '@' in a password
+    return re.sub(r"([?&]password=)[^&\s]+", r"\1***", text, flags=re.IGNORECASE)
 
 
 def _short(value: str) -> str:

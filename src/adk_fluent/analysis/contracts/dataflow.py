@@ -449,6 +449,13 @@ class Flow(ir.NodeVisitor[Env]):
     def visit_native_agent(self, node: ir.NativeAgentNode) -> Env:
         return self._native(node, *self._at)
 
+    def visit_remote_agent(self, node: ir.RemoteAgentNode) -> Env:
+        return self._remote(node, *self._at)
+
+    def visit_boundary(self, node: ir.BoundaryNode) -> Env:
+        env, path, _ = self._at
+        return self._seq(node.children, env, path)
+
     def _seq(self, children: tuple[ir.Node, ...], env: Env, path: tuple[str, ...]) -> Env:
         for child in children:
             env = self.visit_at(child, env, path)
@@ -840,6 +847,19 @@ class Flow(ir.NodeVisitor[Env]):
             for write in writes:
                 self._write(env, node, p, write)
         return self._run_code(node, p, units, "after_agent", env, declared=declared)
+
+    def _remote(self, node: ir.RemoteAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+        """An agent served elsewhere: the keys it is sent must be set before it runs (they
+        travel with the request); the keys it sends back hold after it."""
+        reads, writes = self._declarations(node)
+        for read in reads:
+            self._read(node, "agent", p, read, env)
+        if not writes:
+            return env
+        env = env.copy()
+        for write in writes:
+            self._write(env, node, p, write)
+        return env
 
     def _composite(
         self,

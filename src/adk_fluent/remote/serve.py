@@ -1,0 +1,139 @@
+"""A pipeline served over A2A, on ADK's own server: `to_a2a` with an adk-fluent App.
+
+    serve(pipeline, host="127.0.0.1", port=8001)             # blocks (uvicorn)
+    app = a2a_app(pipeline, host=..., port=...)              # the Starlette app, to mount or test
+
+The App is the one `pipeline.to_app(config)` gives (visibility, middleware, the config's
+plugins), under a root that stores the state keys a caller sent and sends back the keys the
+pipeline writes (adk/agents/remote.py). The card is made from the IR (remote/cards.py). Sessions
+live in `session_store` ("memory", "sqlite:///file.db", "postgresql+asyncpg://..."); several
+replicas over one PostgreSQL serve the same sessions.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from adk_fluent.errors import BuildError
+from adk_fluent.ir.nodes import Node
+from adk_fluent.ir.options import BuildOptions, ExecutionConfig
+from adk_fluent.remote.cards import agent_card, state_interface
+from adk_fluent.run.engine import ENGINE
+from adk_fluent.run.stores import session_service_for
+
+# ADK marks its A2A support experimental and warns at every construction and conversion.
+_EXPERIMENTAL = r"\[EXPERIMENTAL\]"
+
+
+def _tree(pipeline: Any) -> tuple[Node, BuildOptions]:
+    if isinstance(pipeline, Node):
+        return pipeline, BuildOptions()
+    to_ir = getattr(pipeline, "to_ir", None)
+    if to_ir is None:
+        raise BuildError(
+            f"serve() takes an adk-fluent pipeline, not a {type(pipeline).__name__}",
+            field="pipeline",
+            hint="serve(Agent(...) >> Agent(...)); for a native ADK agent use ADK's to_a2a, "
+            "or wrap it: Native(agent).",
+        )
+    return to_ir(), pipeline.options
+
+
+def served_app(
+    pipeline: Any,
+    config: ExecutionConfig | None = None,
+    *,
+    backend: Any = None,
+) -> Any:
+    """The ADK App a served pipeline runs: the pipeline's App under the root that carries
+    declared state across the A2A boundary."""
+    try:
+        from adk_fluent.adk.agents.remote import ServedRootAgent
+    except ImportError as error:
+        raise BuildError(
+            f"serving over A2A needs ADK's A2A support, which failed to import ({error})",
+            field="pipeline",
+            hint="install the a2a extra: pip install 'adk-fluent[a2a]'.",
+        ) from None
+    ir, options = _tree(pipeline)
+    app = ENGINE.to_app(ir, options, config, backend)
+    interface = state_interface(ir)
+    taken = {node.name for node in ir.walk()}
+    name = f"{ir.name}_a2a"
+    while name in taken:
+        name += "_"
+    root = ServedRootAgent(
+        name=name,
+        description=app.root_agent.description,
+        sub_agents=[app.root_agent],
+        accepts=interface.reads,
+        returns=interface.writes,
+    )
+    return app.model_copy(update={"root_agent": root})
+
+
+def a2a_app(
+    pipeline: Any,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    config: ExecutionConfig | None = None,
+    session_store: Any = None,
+    backend: Any = None,
+    public_url: str | None = None,
+    description: str | None = None,
+    version: str | None = None,
+) -> Any:
+    """The Starlette app serving `pipeline` over A2A (ADK's `to_a2a`): its card at
+    `/.well-known/agent-card.json`, JSON-RPC at `/`. `public_url` is the URL the card advertises
+    when callers reach the server by another name than host:port (a load balancer)."""
+    _check_address(host, port)
+    from google.adk.a2a.utils.agent_to_a2a import to_a2a
+    from google.adk.runners import Runner
+
+    app = served_app(pipeline, config, backend=backend)
+    url = public_url or f"http://{host}:{port}/"
+    ir, _ = _tree(pipeline)
+    card_options: dict[str, Any] = {"description": description}
+    if version:
+        card_options["version"] = version
+    card = agent_card(ir, url, **card_options)
+    runner = Runner(app=app, session_service=session_service_for(session_store))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=_EXPERIMENTAL, category=UserWarning)
+        return to_a2a(app.root_agent, host=host, port=port, agent_card=card, runner=runner)
+
+
+def serve(
+    pipeline: Any,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    *,
+    log_level: str = "warning",
+    **options: Any,
+) -> None:
+    """Serve `pipeline` over A2A until interrupted (uvicorn). Options as for `a2a_app`."""
+    import uvicorn
+
+    uvicorn.run(
+        a2a_app(pipeline, host=host, port=port, **options),
+        host=host,
+        port=port,
+        log_level=log_level,
+    )
+
+
+def _check_address(host: Any, port: Any) -> None:
+    if not isinstance(host, str) or not host.strip():
+        raise BuildError(
+            f"host must be a non-empty str, got {host!r}",
+            field="host",
+            hint="e.g. host='127.0.0.1' (this machine only) or '0.0.0.0' (every interface).",
+        )
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
+        raise BuildError(
+            f"port must be an int from 1 to 65535, got {port!r}",
+            field="port",
+            hint="e.g. port=8001.",
+        )
