@@ -116,6 +116,19 @@ class Runnable:
         """Alias of to_mermaid(), for notebooks and the CLI."""
         return self.to_mermaid()
 
+    def to_agent_card(self, url: str, **options: Any) -> Any:
+        """The A2A agent card of this pipeline served at `url`: skills from its agents and
+        tools, and the state keys it reads and writes (needs adk-fluent[a2a])."""
+        from adk_fluent.remote.cards import agent_card
+
+        return self._pure_walk(lambda ir: agent_card(ir, url, **options))
+
+    def serve(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
+        """Serve this pipeline over A2A until interrupted (`adk_fluent.remote.serve`)."""
+        from adk_fluent.remote.serve import serve
+
+        serve(self, host, port, **options)
+
 
 async def _with_room(events: AsyncIterator[AgentEvent], depth: int) -> AsyncIterator[AgentEvent]:
     """A deep tree's stream: the room stays while the stream runs (it compiles on first use)."""

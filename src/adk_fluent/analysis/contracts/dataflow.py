@@ -851,9 +851,9 @@ class Flow(ir.NodeVisitor[Env]):
     def _remote(self, node: ir.RemoteAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
         """An agent served elsewhere: the keys it is sent must be set before it runs (they
         travel with the request); the keys it sends back hold after it."""
-        reads, writes = self._declarations(node)
-        for read in reads:
-            self._read(node, "agent", p, read, env)
+        _, writes = self._declarations(node)
+        for key in sorted(node.reads_keys):
+            self._read(node, "agent", p, Read(key, "A2A", True), env)
         if not writes:
             return env
         env = env.copy()

@@ -3,6 +3,7 @@ checker must name. Snapshots of the full report live in tests/unit/contracts/sna
 
 from __future__ import annotations
 
+import datetime
 from typing import Annotated
 
 from google.adk.agents import BaseAgent
@@ -15,6 +16,7 @@ from adk_fluent import (
     Loop,
     Native,
     Pipeline,
+    RemoteAgent,
     Route,
     S,
     StateSchema,
@@ -637,3 +639,18 @@ def exit_when_skips_later_step():
         Agent("reviewer").instruct("Review {draft}.").outputs("review"),
         max_iterations=3,
     ) >> Agent("presenter").instruct("{draft} / {review}")
+
+
+class Trip(StateSchema):
+    depart: datetime.date
+
+
+@broken("remote-value-not-json", "read-before-write", where="remote agent sends a date")
+def remote_agent_sent_a_date():
+    return (
+        Agent("planner").instruct("Plan the trip.").writes(Trip.depart)
+        >> RemoteAgent(
+            "booker", "http://booker:8001/.well-known/agent-card.json", sends=["depart", "city"]
+        )
+        >> Agent("confirm").instruct("Confirm.")
+    )

@@ -18,6 +18,7 @@ from adk_fluent import (
     Loop,
     Native,
     Pipeline,
+    RemoteAgent,
     Route,
     S,
     StateSchema,
@@ -564,3 +565,18 @@ def opaque_tool_then_read():
     return Agent("archivist").instruct("Archive.").tool(archive_everything) >> Agent(
         "presenter"
     ).instruct("{archived_findings}")
+
+
+@correct(where="remote agent between local agents, execution boundary")
+def remote_agent_and_boundary():
+    return (
+        Agent("classifier").instruct("Classify.").outputs("intent")
+        >> RemoteAgent(
+            "payments",
+            "http://payments:8001/.well-known/agent-card.json",
+            sends=["intent"],
+            receives=["refund_id"],
+        )
+        >> Agent("heavy").instruct("Work on {refund_id}.").outputs("result").execution_boundary()
+        >> Agent("responder").instruct("Answer from {result} and {intent}.")
+    )

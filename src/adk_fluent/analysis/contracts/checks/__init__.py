@@ -6,8 +6,9 @@ from adk_fluent.analysis.contracts.checks import (
     injection,
     loops,
     outputs,
+    remote,
     state,
     types,
 )
 
-__all__ = ["channels", "context", "injection", "loops", "outputs", "state", "types"]
+__all__ = ["channels", "context", "injection", "loops", "outputs", "remote", "state", "types"]

@@ -24,6 +24,8 @@ def read_subject(record: ReadRecord) -> str:
         return f"{node} consumes {read.source}"
     if channel == "declared":
         return f'{node} reads "{key}" (declared with .reads())'
+    if channel == "A2A":
+        return f'remote agent {node} is sent "{key}" (RemoteAgent(sends=...))'
     if channel == "route":
         return f'Route("{key}") reads "{key}"'
     if channel == "map_over":
