@@ -68,6 +68,8 @@ _EXPORTS = {
     "Timeout": "api.expression",
     "Boundary": "api.expression",
     "RemoteAgent": "api.remote",
+    "AgentDirectory": "api.directory",
+    "to_apps": "remote.boundaries",
     "gate": "api.control",
     "loop_until": "api.control",
     "map_over": "api.control",
@@ -107,6 +109,7 @@ __all__ = [
     "AdkFluentError",
     "AdkFluentWarning",
     "Agent",
+    "AgentDirectory",
     "AgentEvent",
     "AgentTool",
     "AppScoped",
@@ -188,6 +191,7 @@ __all__ = [
     "restore_content",
     "tap",
     "timeout",
+    "to_apps",
     "unregister_check",
     "until",
     "usage",
@@ -222,6 +226,7 @@ if TYPE_CHECKING:
         timeout,
     )
     from adk_fluent.api.decorators import agent
+    from adk_fluent.api.directory import AgentDirectory
     from adk_fluent.api.expression import (
         Boundary,
         Fallback,
@@ -276,6 +281,7 @@ if TYPE_CHECKING:
     from adk_fluent.ir.prices import ModelPrice, Prices
     from adk_fluent.ir.state_keys import StateFieldRef
     from adk_fluent.ir.steps import ReadOnlyState
+    from adk_fluent.remote.boundaries import to_apps
     from adk_fluent.run.events import AgentEvent, final_text
     from adk_fluent.run.stores import close_session_stores
     from adk_fluent.telemetry.cost import cost_attribution

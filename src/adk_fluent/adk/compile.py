@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -349,15 +350,17 @@ class Compiler(ir.NodeVisitor[Any]):
             from a2a.types import AgentCard
 
             card = AgentCard.model_validate_json(node.card_json)
-        return FluentRemoteAgent(
-            name=node.name,
-            agent_card=card,
-            description=node.description,
-            timeout=node.timeout,
-            sends=tuple(sorted(node.reads_keys)),
-            receives=tuple(sorted(node.writes_keys)),
-            card_source=node.card,
-        )
+        with warnings.catch_warnings():  # ADK marks all of its A2A support experimental
+            warnings.filterwarnings("ignore", message=r"\[EXPERIMENTAL\]", category=UserWarning)
+            return FluentRemoteAgent(
+                name=node.name,
+                agent_card=card,
+                description=node.description,
+                timeout=node.timeout,
+                sends=tuple(sorted(node.reads_keys)),
+                receives=tuple(sorted(node.writes_keys)),
+                card_source=node.card,
+            )
 
     def visit_boundary(self, node: ir.BoundaryNode) -> Any:
         """In one process a boundary changes nothing: its sub-tree runs in place."""

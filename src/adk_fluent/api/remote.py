@@ -72,11 +72,13 @@ class RemoteAgent(Expression):
     @classmethod
     def from_card(cls, card: Any, *, name: str | None = None, **options: Any) -> RemoteAgent:
         """A RemoteAgent named after the card (or `name`), with the keys the card declares."""
-        _, card_json, declared = _card_value(name or "remote", card)
-        if card_json is None and name is None:
+        named = card.get("name") if isinstance(card, dict) else getattr(card, "name", None)
+        label = name or (named if isinstance(named, str) and named else "remote")
+        _, _, declared = _card_value(label, card)  # errors name the card's agent
+        if name is None and not declared.get("name"):  # a URL: the card is read at run time
             raise BuildError(
-                "RemoteAgent.from_card needs the card itself (an AgentCard or its JSON) to "
-                "read a name from, or name=",
+                "RemoteAgent.from_card needs the card itself (an AgentCard, its JSON or a card "
+                "file) to read a name from, or name=",
                 field="card",
                 hint="RemoteAgent.from_card(card) with a card from AgentDirectory, or "
                 "RemoteAgent(name, url).",

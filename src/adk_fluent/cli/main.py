@@ -7,6 +7,7 @@ suite of cases, or report what a stored session's runs cost.
                     [--save F] [--json] [--verbose] [--tolerance 0.05] [--allow-not-evaluated]
     adk-fluent eval evals/booking.yaml --pipeline app.flows:pipeline   (or an .evalset.json)
     adk-fluent report --store sqlite:///sessions.db --app shop [--session s1] [--all] [--json]
+    adk-fluent serve app.flows:payments [--host 127.0.0.1] [--port 8000] [--session-store URL]
 
 `module:attr` is imported with the current directory first on sys.path (as `python -m` does),
 so a module in your project (or a file in a folder without __init__.py) is found. Exit codes:
@@ -57,7 +58,7 @@ def _visualize(args: argparse.Namespace) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="adk-fluent",
-        description="Check, draw or evaluate an adk-fluent pipeline, or report what its runs cost.",
+        description="Check, draw, evaluate or serve an adk-fluent pipeline, or report what its runs cost.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     check = commands.add_parser(
@@ -91,6 +92,11 @@ def _parser() -> argparse.ArgumentParser:
     commands.choices["eval"].set_defaults(run=run_eval)
     add_parser(commands)
     commands.choices["report"].set_defaults(run=run_report)
+    from adk_fluent.cli.serve import add_parser as add_serve_parser
+    from adk_fluent.cli.serve import run_serve
+
+    add_serve_parser(commands)
+    commands.choices["serve"].set_defaults(run=run_serve)
     return parser
 
 

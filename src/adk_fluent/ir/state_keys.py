@@ -63,17 +63,29 @@ def is_session_key(key: str) -> bool:
     return not key.startswith(SCOPE_PREFIXES)
 
 
+# Keys adk-fluent keeps for itself in session state (a gate's record, where a paused run stopped).
+GATE_KEY_PREFIX = "adk_fluent_gate__"
+RESUME_KEY_PREFIX = "adk_fluent_resume__"
+
+
+def crosses_a2a(key: str) -> bool:
+    """Whether a state key may travel to or from another service over A2A: never `temp:` keys
+    (one invocation of one process) nor adk-fluent's bookkeeping (a gate belongs to the
+    service that asks)."""
+    return not key.startswith(("temp:", GATE_KEY_PREFIX, RESUME_KEY_PREFIX))
+
+
 def gate_state_key(gate_name: str) -> str:
     """The session-state key where a gate keeps the record of its latest instance
     (status 'pending' / 'approved' / 'rejected', the loop iterations it belongs to, and the
     invocations that asked and decided)."""
-    return f"adk_fluent_gate__{gate_name}"
+    return f"{GATE_KEY_PREFIX}{gate_name}"
 
 
 def gate_resume_key(container_name: str) -> str:
     """The session-state key where the outermost gate-aware container keeps, while a gate waits,
     where each container stopped (so the approval turn resumes there, even after a restart)."""
-    return f"adk_fluent_resume__{container_name}"
+    return f"{RESUME_KEY_PREFIX}{container_name}"
 
 
 class _Unknown:

@@ -3,13 +3,40 @@
 * `cards`: the A2A agent card of a pipeline, from its IR (skills, and the state keys it reads
   and writes, which a RemoteAgent reads back from the card).
 * `serve`: a pipeline served over A2A (ADK's `to_a2a` with an adk-fluent App and session store).
+* `directory`: a registry of agent cards (from URLs, a directory file or card objects), looked
+  up by name, skill or tag; the builders' room adds `AgentDirectory.agent(name) -> RemoteAgent`.
+* `boundaries`: `to_apps(pipeline)`, the pipeline split at its execution boundaries into ADK
+  Apps joined by RemoteAgent steps, with the contract report of every part;
+  `write_agent_folders` writes the parts as ADK agent folders (adk api_server / deploy).
 
 `RemoteAgent` (the client step) is a builder in `api.remote`; its compiled agent is in
 `adk.agents.remote`. This room sits above `run` (it compiles through the engine) and below the
 builders' room and the CLI.
 """
 
+from adk_fluent.remote.boundaries import (
+    Crossing,
+    SplitApps,
+    SplitReport,
+    load_part,
+    to_apps,
+    write_agent_folders,
+)
 from adk_fluent.remote.cards import StateInterface, agent_card, state_interface
+from adk_fluent.remote.directory import CardDirectory
 from adk_fluent.remote.serve import a2a_app, serve
 
-__all__ = ["StateInterface", "a2a_app", "agent_card", "serve", "state_interface"]
+__all__ = [
+    "CardDirectory",
+    "Crossing",
+    "SplitApps",
+    "SplitReport",
+    "StateInterface",
+    "a2a_app",
+    "agent_card",
+    "serve",
+    "load_part",
+    "state_interface",
+    "to_apps",
+    "write_agent_folders",
+]

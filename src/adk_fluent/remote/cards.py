@@ -15,8 +15,8 @@ from typing import Any
 
 from adk_fluent.ir.a2a_card import STATE_EXTENSION_URI
 from adk_fluent.ir.nodes import LlmAgentNode, Node
+from adk_fluent.ir.state_keys import crosses_a2a
 
-_BOOKKEEPING = ("adk_fluent_gate__", "adk_fluent_resume__")
 CARD_VERSION = "1.0.0"  # the served pipeline's version unless one is given
 
 
@@ -26,10 +26,9 @@ class StateInterface:
 
     reads: tuple[str, ...]
     writes: tuple[str, ...]
-
-
-def _crosses(key: str) -> bool:
-    return not key.startswith(("temp:", *_BOOKKEEPING))
+    # a step reads keys the checker cannot name (a function step, S.guard, tap): the served
+    # pipeline then stores any key a caller chooses to send (except those that never cross)
+    reads_any: bool = False
 
 
 def state_interface(tree: Any) -> StateInterface:
@@ -42,11 +41,11 @@ def state_interface(tree: Any) -> StateInterface:
         {
             record.read.key
             for record in result.records
-            if record.fact.status != YES and _crosses(record.read.key)
+            if record.fact.status != YES and crosses_a2a(record.read.key)
         }
     )
-    writes = sorted(key for key in result.writers if _crosses(key))
-    return StateInterface(tuple(reads), tuple(writes))
+    writes = sorted(key for key in result.writers if crosses_a2a(key))
+    return StateInterface(tuple(reads), tuple(writes), reads_any=bool(result.opaque_readers))
 
 
 def _first_line(text: Any) -> str:
@@ -97,13 +96,15 @@ def agent_card(
     description: str | None = None,
     version: str = CARD_VERSION,
     streaming: bool = False,
+    interface: StateInterface | None = None,
 ) -> Any:
     """The a2a-sdk AgentCard for a pipeline served at `url` (the A2A endpoint, e.g.
-    `http://127.0.0.1:8001/`)."""
+    `http://127.0.0.1:8001/`); it declares the keys of `interface` (by default the
+    pipeline's own)."""
     from a2a.types import AgentCard
 
     root: Node = pipeline if isinstance(pipeline, Node) else pipeline.to_ir()
-    interface = state_interface(root)
+    interface = interface or state_interface(root)
     text = description or _first_line(getattr(root, "description", None))
     data = {
         "name": name or root.name,
@@ -118,7 +119,11 @@ def agent_card(
                     "description": "state keys this agent reads from the request metadata "
                     "and writes back (adk-fluent)",
                     "required": False,
-                    "params": {"reads": list(interface.reads), "writes": list(interface.writes)},
+                    "params": {
+                        "reads": list(interface.reads),
+                        "writes": list(interface.writes),
+                        "reads_any": interface.reads_any,
+                    },
                 }
             ],
         },

@@ -18,7 +18,7 @@ from typing import Any
 from adk_fluent.errors import BuildError
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import BuildOptions, ExecutionConfig
-from adk_fluent.remote.cards import agent_card, state_interface
+from adk_fluent.remote.cards import StateInterface, agent_card, state_interface
 from adk_fluent.run.engine import ENGINE
 from adk_fluent.run.stores import session_service_for
 
@@ -45,9 +45,11 @@ def served_app(
     config: ExecutionConfig | None = None,
     *,
     backend: Any = None,
+    interface: StateInterface | None = None,
 ) -> Any:
     """The ADK App a served pipeline runs: the pipeline's App under the root that carries
-    declared state across the A2A boundary."""
+    declared state across the A2A boundary: the keys of `interface` (by default the
+    pipeline's own, `state_interface`; `to_apps()` gives a boundary's)."""
     try:
         from adk_fluent.adk.agents.remote import ServedRootAgent
     except ImportError as error:
@@ -58,7 +60,7 @@ def served_app(
         ) from None
     ir, options = _tree(pipeline)
     app = ENGINE.to_app(ir, options, config, backend)
-    interface = state_interface(ir)
+    interface = interface or state_interface(ir)
     taken = {node.name for node in ir.walk()}
     name = f"{ir.name}_a2a"
     while name in taken:
@@ -69,6 +71,7 @@ def served_app(
         sub_agents=[app.root_agent],
         accepts=interface.reads,
         returns=interface.writes,
+        accept_any=interface.reads_any,
     )
     return app.model_copy(update={"root_agent": root})
 
@@ -84,18 +87,25 @@ def a2a_app(
     public_url: str | None = None,
     description: str | None = None,
     version: str | None = None,
+    interface: StateInterface | None = None,
+    name: str | None = None,
 ) -> Any:
     """The Starlette app serving `pipeline` over A2A (ADK's `to_a2a`): its card at
     `/.well-known/agent-card.json`, JSON-RPC at `/`. `public_url` is the URL the card advertises
-    when callers reach the server by another name than host:port (a load balancer)."""
+    when callers reach the server by another name than host:port (a load balancer); `name`
+    the name on the card (by default the pipeline's)."""
     _check_address(host, port)
     from google.adk.a2a.utils.agent_to_a2a import to_a2a
     from google.adk.runners import Runner
 
-    app = served_app(pipeline, config, backend=backend)
+    app = served_app(pipeline, config, backend=backend, interface=interface)
     url = public_url or f"http://{host}:{port}/"
     ir, _ = _tree(pipeline)
-    card_options: dict[str, Any] = {"description": description}
+    card_options: dict[str, Any] = {
+        "description": description,
+        "interface": interface,
+        "name": name,
+    }
     if version:
         card_options["version"] = version
     card = agent_card(ir, url, **card_options)

@@ -18,7 +18,14 @@ from pathlib import Path
 import pytest
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
-PAGES = ("migration.md", "agents.md", "middleware.md", "telemetry.md", "evaluation.md")
+PAGES = (
+    "migration.md",
+    "agents.md",
+    "middleware.md",
+    "telemetry.md",
+    "evaluation.md",
+    "remote.md",
+)
 SKIP_LINE = "# needs a real Gemini key"
 _BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 

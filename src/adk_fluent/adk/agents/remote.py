@@ -35,6 +35,7 @@ from pydantic import PrivateAttr
 from adk_fluent.adk.agents.halt import halted
 from adk_fluent.adk.agents.steps import failure, state_of
 from adk_fluent.adk.compat import remote_a2a_agent_class
+from adk_fluent.ir.state_keys import crosses_a2a
 
 LOGGER = logging.getLogger("adk_fluent.remote")
 
@@ -111,7 +112,10 @@ def _task_failed(event: Event) -> str | None:
     if not isinstance(response, dict):
         return None
     status = response.get("status") or {}
-    if str(status.get("state", "")).lower() not in ("failed", "task_state_failed"):
+    state = status.get("state", "")
+    # ADK records the task as a python dump: the state is a2a-sdk's TaskState (a str enum
+    # whose str() is "TaskState.failed"), or its JSON value after a reload from a database.
+    if str(getattr(state, "value", state)).lower() not in ("failed", "task_state_failed"):
         return None
     metadata = response.get("metadata") or {}
     code = metadata.get("adk_error_code")
@@ -272,11 +276,18 @@ class ServedRootAgent(BaseAgent):
 
     accepts: tuple[str, ...] = ()
     returns: tuple[str, ...] = ()
+    # some step reads keys the checker cannot name (a function step, a guard, a tap): every key
+    # a caller chose to send is then stored, except those that never cross (crosses_a2a)
+    accept_any: bool = False
 
     async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
         incoming = _incoming_state(ctx)
-        accepted = {k: v for k, v in incoming.items() if k in self.accepts}
-        refused = sorted(set(incoming) - set(self.accepts))
+        accepted = {
+            k: v
+            for k, v in incoming.items()
+            if k in self.accepts or (self.accept_any and crosses_a2a(k))
+        }
+        refused = sorted(set(incoming) - set(accepted))
         if refused:
             LOGGER.warning(
                 "served pipeline '%s' ignored state keys it does not read: %s", self.name, refused
