@@ -60,6 +60,7 @@ _EXPORTS = {
     "infer_visibility": "analysis.visibility",
     "restore_content": "adk.plugins.visibility",
     "close_session_stores": "run.stores",
+    "prepare_session_store": "run.stores",
     "BuildOptions": "ir.options",
     "Gate": "api.control",
     "MapOver": "api.control",
@@ -185,6 +186,7 @@ __all__ = [
     "map_over",
     "otel_enrichment",
     "per_call",
+    "prepare_session_store",
     "race",
     "register_check",
     "registered_checks",
@@ -283,7 +285,7 @@ if TYPE_CHECKING:
     from adk_fluent.ir.steps import ReadOnlyState
     from adk_fluent.remote.boundaries import to_apps
     from adk_fluent.run.events import AgentEvent, final_text
-    from adk_fluent.run.stores import close_session_stores
+    from adk_fluent.run.stores import close_session_stores, prepare_session_store
     from adk_fluent.telemetry.cost import cost_attribution
     from adk_fluent.telemetry.enrichment import otel_enrichment
     from adk_fluent.telemetry.usage import UsageReport, usage

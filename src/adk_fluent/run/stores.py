@@ -11,6 +11,11 @@ Concurrency, which ADK leaves to the caller:
 * one session, two turns at once: `session_turn()` runs them one after the other in this
   process (on ADK 2.x a database store refuses a writer whose copy of the session is stale),
   and `ensure_session()` creates a session once, whoever asks first.
+* several processes on one new database (replicas): `prepare_session_store()` creates the
+  tables, and the apps' state rows, before they start (docs/deployment.md).
+
+PostgreSQL URLs that cannot work with ADK's async store (no driver, a synchronous one, a driver
+not installed, the `postgres://` spelling) are refused before ADK sees them.
 """
 
 from __future__ import annotations
@@ -37,6 +42,45 @@ async def close_session_stores() -> None:
         engine = getattr(_opened_stores.pop(), "db_engine", None)
         if engine is not None:
             await engine.dispose()
+
+
+async def prepare_session_store(store: str, *, apps: tuple[str, ...] | list[str] = ()) -> None:
+    """Create ADK's session tables in the database at `store` (a URL), and the state row of
+    each app in `apps`, then close the connection.
+
+    Run it once before several processes (replicas of `adk api_server`, workers) share a new
+    database. ADK creates its tables on first use in each process, and processes doing that at
+    the same moment fail ("relation ... does not exist", or a duplicate key on CREATE TABLE).
+    ADK 1.x also inserts an app's state row with the app's first session, so replicas creating
+    an app's first sessions at once collide on it ("app_states_pkey"); with the app named here
+    the row exists beforehand. Running it again, or from several processes, is harmless.
+    """
+    if not isinstance(store, str) or store.strip() == "memory":
+        raise BuildError(
+            f"prepare_session_store() needs a database URL, not {_short(_redacted(str(store)))}",
+            field="session_store",
+            hint="e.g. prepare_session_store('postgresql+asyncpg://user@host:5432/sessions').",
+        )
+    if isinstance(apps, str) or not all(isinstance(app, str) and app for app in apps):
+        raise BuildError(
+            f"prepare_session_store(apps=...) needs a list of app names, got {apps!r:.60}",
+            field="apps",
+            hint="e.g. apps=['support'] (the agent folder's name, as adk api_server names it).",
+        )
+    service = _database_store(store)
+    _opened_stores.remove(service)  # closed here, not at the app's shutdown
+    try:
+        await ready(service)
+        for app in apps:
+            # ADK's public API only: a session creates the app's row, deleting it keeps the row
+            # (and an empty state row for the preparing user id).
+            await ensure_session(service, app, _PREPARE_ID, _PREPARE_ID)
+            await service.delete_session(app_name=app, user_id=_PREPARE_ID, session_id=_PREPARE_ID)
+    finally:
+        await service.db_engine.dispose()
+
+
+_PREPARE_ID = "adk_fluent_prepare"
 
 
 def session_service_for(store: Any) -> Any:
@@ -212,7 +256,7 @@ async def _prepare(service: Any) -> None:
     if prepare is not None:  # public on newer ADK releases
         await prepare()
     else:  # older releases prepare on first use; alone, that first use is safe
-        await service.list_sessions(app_name="adk_fluent_prepare", user_id="adk_fluent_prepare")
+        await service.list_sessions(app_name=_PREPARE_ID, user_id=_PREPARE_ID)
     _ready.add(service)
 
 

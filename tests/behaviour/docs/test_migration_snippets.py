@@ -25,6 +25,7 @@ PAGES = (
     "telemetry.md",
     "evaluation.md",
     "remote.md",
+    "deployment.md",
 )
 SKIP_LINE = "# needs a real Gemini key"
 _BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
