@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -430,8 +430,8 @@ class _Splitter:
         known = {issue.key for issue in whole if issue.code in _MISSING}
         reports = {root_tree.name: report(root_tree, ())}
         for crossing in self.crossings:
-            part = report(self.trees[crossing.service], crossing.sends)
-            reports[crossing.service] = _read_by_caller(part, crossing.receives)
+            service_report = report(self.trees[crossing.service], crossing.sends)
+            reports[crossing.service] = _read_by_caller(service_report, crossing.receives)
         for part, part_report in reports.items():
             for issue in part_report:
                 if issue.code in _MISSING and issue.key not in known:
@@ -625,7 +625,7 @@ def _tree_of(pipeline: Any) -> tuple[Node, BuildOptions]:
     return to_ir(), getattr(pipeline, "options", BuildOptions())
 
 
-def _checked_urls(urls: Any, tree: Node, boundaries: list[Node]) -> dict[str, str]:
+def _checked_urls(urls: Any, tree: Node, boundaries: Sequence[Node]) -> dict[str, str]:
     if urls is None:
         return {}
     if not isinstance(urls, Mapping):
