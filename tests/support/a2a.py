@@ -12,22 +12,18 @@ import functools
 import http.server
 import importlib.metadata
 import json
-import os
-import socket
 import subprocess
 import sys
 import textwrap
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-STARTUP_SECONDS = 30  # a fresh process importing ADK and a2a-sdk takes ~4 s here
-STOP_SECONDS = 10
+from tests.support.servers import REPO, STOP_SECONDS, ServerProcess, free_port
+
 CARD_PATH = "/.well-known/agent-card.json"
 ADK_VERSION = importlib.metadata.version("google-adk")
 
@@ -42,13 +38,6 @@ def skip_without_a2a() -> None:
         pytest.importorskip(module, reason=why)
 
 
-def free_port() -> int:
-    """A port nothing listens on at this moment (127.0.0.1)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def write_module(folder: Path, name: str, source: str) -> str:
     """`folder/name.py` holding `source` (dedented); returns its module name."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -59,7 +48,7 @@ def write_module(folder: Path, name: str, source: str) -> str:
 _MAIN = "import sys; from adk_fluent.cli import main; sys.exit(main())"
 
 
-class A2AServer:
+class A2AServer(ServerProcess):
     """`adk-fluent serve MODULE:ATTR` run by `python` in `folder` (where the module is)."""
 
     def __init__(
@@ -70,63 +59,17 @@ class A2AServer:
         python: Path | str = sys.executable,
         session_store: str | None = None,
     ) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
-        self.card_url = f"http://127.0.0.1:{self.port}{CARD_PATH}"
-        self.log = folder / f"server-{self.port}.log"
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}/"
+        self.card_url = f"http://127.0.0.1:{port}{CARD_PATH}"
         script = Path(python).parent / "adk-fluent"  # the console script, as users run it
         launcher = [str(script)] if script.exists() else [str(python), "-c", _MAIN]
-        command = [
-            *launcher,
-            "serve",
-            target,
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(self.port),
-        ]
+        command = [*launcher, "serve", target, "--host", "127.0.0.1", "--port", str(port)]
         if session_store:
             command += ["--session-store", session_store]
-        self._log_file = self.log.open("wb")
-        self.process = subprocess.Popen(
-            command,
-            cwd=folder,
-            stdout=self._log_file,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        super().__init__(
+            command, port=port, ready_path=CARD_PATH, log=folder / f"server-{port}.log", cwd=folder
         )
-
-    def wait_ready(self) -> None:
-        """Return once the card answers; fail (with the server's log) after STARTUP_SECONDS."""
-        import httpx
-
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                pytest.fail(f"adk-fluent serve exited early:\n{self.log_tail()}")
-            try:
-                if httpx.get(self.card_url, timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        pytest.fail(f"adk-fluent serve did not answer in {STARTUP_SECONDS}s:\n{self.log_tail()}")
-
-    def log_tail(self) -> str:
-        """The end of what the server printed."""
-        self._log_file.flush()
-        return self.log.read_text(errors="replace")[-4000:]
-
-    def stop(self) -> None:
-        """Stop this PID (and only it); idempotent."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=STOP_SECONDS)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=STOP_SECONDS)
-        self._log_file.close()
 
 
 @contextmanager

@@ -25,7 +25,6 @@ import asyncio
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import threading
@@ -36,6 +35,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+
+from tests.support.servers import free_port
 
 ENV_URL = "ADK_FLUENT_TEST_POSTGRES_URL"
 # set by .ci/run once .ci/install-postgres found or installed a server: no skipping then
@@ -63,13 +64,6 @@ def find_bin_dir() -> Path | None:
         if (Path(folder) / "initdb").exists() and (Path(folder) / "pg_ctl").exists():
             return Path(folder)
     return None
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 nobody listens on now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _in_thread(make: Callable[[], Any]) -> Any:

@@ -17,16 +17,14 @@ serving the turn read from the database:
 from __future__ import annotations
 
 import asyncio
-import os
-import socket
-import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from tests.support.servers import ServerProcess, free_port, wait_all
 
 ADK_CLI = Path(sys.executable).parent / "adk"
 STARTUP_SECONDS = 90  # importing ADK in a fresh process is slow on a shared 2-core machine
@@ -159,69 +157,14 @@ def write_agents(root: Path, *, raw: bool = False) -> Path:
     return agents
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 nobody listens on now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class ReplicaFailed(RuntimeError):
-    """A replica exited or did not answer in time; the message holds its log's tail."""
-
-
-class Replica:
+class Replica(ServerProcess):
     """One `adk api_server` process over the session database, stopped by its PID."""
 
     def __init__(self, agents: Path, session_url: str, log: Path) -> None:
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.log = log
-        self._log_file = log.open("wb")
-        self.process = subprocess.Popen(
-            [
-                str(ADK_CLI),
-                "api_server",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(self.port),
-                "--session_service_uri",
-                session_url,
-                "--log_level",
-                "warning",
-                str(agents),
-            ],
-            stdout=self._log_file,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            cwd=agents.parent,
-        )
-
-    def log_tail(self) -> str:
-        return self.log.read_text(errors="replace")[-4000:]
-
-    def ready(self) -> bool:
-        """Whether the server answers (raises ReplicaFailed once it has exited)."""
-        import httpx
-
-        if self.process.poll() is not None:
-            raise ReplicaFailed(f"adk api_server exited early:\n{self.log_tail()}")
-        try:
-            return httpx.get(f"{self.base}/list-apps", timeout=2).status_code == 200
-        except httpx.HTTPError:
-            return False
-
-    def stop(self) -> None:
-        """Terminate this process (this PID only), then kill it if it lingers."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=15)
-        self._log_file.close()
+        port = free_port()
+        command = [str(ADK_CLI), "api_server", "--host", "127.0.0.1", "--port", str(port)]
+        command += ["--session_service_uri", session_url, "--log_level", "warning", str(agents)]
+        super().__init__(command, port=port, ready_path="/list-apps", log=log, cwd=agents.parent)
 
 
 def start_replicas(count: int, agents: Path, session_url: str, logs: Path) -> list[Replica]:
@@ -231,17 +174,7 @@ def start_replicas(count: int, agents: Path, session_url: str, logs: Path) -> li
     try:
         for index in range(count):
             replicas.append(Replica(agents, session_url, logs / f"replica{index}.log"))
-        deadline = time.monotonic() + STARTUP_SECONDS
-        waiting = list(replicas)
-        while waiting:
-            waiting = [replica for replica in waiting if not replica.ready()]
-            if waiting and time.monotonic() > deadline:
-                raise ReplicaFailed(
-                    f"adk api_server did not answer within {STARTUP_SECONDS}s:\n"
-                    + waiting[0].log_tail()
-                )
-            if waiting:
-                time.sleep(0.2)
+        wait_all(replicas, STARTUP_SECONDS)
     except BaseException:
         stop_all(replicas)
         raise

@@ -15,16 +15,12 @@ PID.
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-START_SECONDS = 30.0  # importing ADK in a fresh process takes a few seconds
+from tests.support.servers import REPO, ServerProcess, free_port
+
 SERVICE = "heavy"
 CARD_PATH = "/.well-known/agent-card.json"
 ADK_CLI = Path(sys.executable).parent / "adk"
@@ -92,77 +88,13 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 nobody listens on now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class ServerFailed(RuntimeError):
-    """A server process exited or did not answer in time (its log's tail)."""
-
-
-class ServerProcess:
-    """A server in a subprocess on 127.0.0.1 (`command` must listen on `port`), ready once
-    `ready_path` answers 200, stopped by its PID."""
-
-    def __init__(
-        self, command: list[str], port: int, ready_path: str, log: Path, cwd: Path = REPO
-    ) -> None:
-        self.port = port
-        self.base = f"http://127.0.0.1:{port}"
-        self.ready_url = self.base + ready_path
-        self.log = log
-        self._log_file = log.open("wb")
-        self.process = subprocess.Popen(
-            command,
-            stdout=self._log_file,
-            stderr=subprocess.STDOUT,
-            cwd=cwd,
-            env={**os.environ, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"},
-        )
-
-    def wait_ready(self, seconds: float = START_SECONDS) -> None:
-        """Return once `ready_path` answers 200; ServerFailed when the process exits or the
-        deadline passes."""
-        import httpx
-
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise ServerFailed(f"the server exited ({self.process.returncode}):\n{self.tail()}")
-            try:
-                if httpx.get(self.ready_url, timeout=2.0).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        raise ServerFailed(f"no answer at {self.ready_url} after {seconds:.0f} s:\n{self.tail()}")
-
-    def tail(self, lines: int = 40) -> str:
-        """The end of the server's log."""
-        self._log_file.flush()
-        text = self.log.read_text(errors="replace") if self.log.exists() else ""
-        return "\n".join(text.splitlines()[-lines:])
-
-    def stop(self) -> None:
-        """Stop the process by its PID (terminate, then kill after 10 s)."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
-        self._log_file.close()
-
-
 def service_process(log: Path) -> ServerProcess:
     """The "heavy" service of the split pipeline, served by the split's own `serve`."""
     port = free_port()
     command = [sys.executable, "-m", "tests.support.split", str(port)]
-    return ServerProcess(command, port, CARD_PATH, log)
+    return ServerProcess(
+        command, port=port, ready_path=CARD_PATH, log=log, env={"PYTHONPATH": str(REPO)}
+    )
 
 
 def api_server(agents: Path, port: int, log: Path, *, a2a: bool = False) -> ServerProcess:
@@ -170,7 +102,14 @@ def api_server(agents: Path, port: int, log: Path, *, a2a: bool = False) -> Serv
     agent.json served over A2A at /a2a/<folder>); ready once it lists its apps."""
     command = [str(ADK_CLI), "api_server", *(["--a2a"] if a2a else [])]
     command += ["--host", "127.0.0.1", "--port", str(port), "--log_level", "warning", str(agents)]
-    return ServerProcess(command, port, "/list-apps", log, cwd=agents.parent)
+    return ServerProcess(  # the folders import tests.support.split: the checkout on the path
+        command,
+        port=port,
+        ready_path="/list-apps",
+        log=log,
+        cwd=agents.parent,
+        env={"PYTHONPATH": str(REPO)},
+    )
 
 
 def main(port: int) -> None:

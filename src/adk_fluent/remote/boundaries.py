@@ -48,7 +48,7 @@ from adk_fluent.ir.options import BuildOptions, ExecutionConfig, StrictOptions
 from adk_fluent.ir.state_keys import crosses_a2a
 from adk_fluent.remote.cards import StateInterface, agent_card
 from adk_fluent.remote.directory import WELL_KNOWN_CARD, card_url
-from adk_fluent.remote.serve import a2a_app, served_app
+from adk_fluent.remote.serve import a2a_app, served_app, tree_of
 from adk_fluent.run.engine import ENGINE
 
 # The contract checker's codes for a key that may be missing when it is read: a part with one
@@ -213,7 +213,7 @@ def to_apps(
     the boundary was given (`.execution_boundary(url=...)`) or `urls[service]` (a card URL or
     the service's base URL). A boundary inside another is split off from that one's service.
     `config` and `backend` apply to every part (a mock backend scripts the agents of each)."""
-    tree, options = _tree_of(pipeline)
+    tree, options = tree_of(pipeline, "to_apps()")
     boundaries = [node for node in tree.walk() if isinstance(node, BoundaryNode)]
     if not boundaries:
         raise BuildError(
@@ -516,7 +516,7 @@ def write_agent_folders(
     from pathlib import Path
 
     loaded = _imported(module_ref, "module_ref")
-    if _tree_of(loaded)[0] != _tree_of(pipeline)[0]:
+    if tree_of(loaded, "write_agent_folders()")[0] != tree_of(pipeline, "write_agent_folders()")[0]:
         raise BuildError(
             f"module_ref {module_ref!r} names another pipeline than the one given",
             field="module_ref",
@@ -612,19 +612,6 @@ def _imported(ref: Any, field: str) -> Any:
 
 
 # -- inputs ------------------------------------------------------------------------------------
-def _tree_of(pipeline: Any) -> tuple[Node, BuildOptions]:
-    if isinstance(pipeline, Node):
-        return pipeline, BuildOptions()
-    to_ir = getattr(pipeline, "to_ir", None)
-    if to_ir is None:
-        raise BuildError(
-            f"to_apps() takes an adk-fluent pipeline, not {describe_value(pipeline)}",
-            field="pipeline",
-            hint="to_apps(Agent(...) >> step.execution_boundary('heavy') >> Agent(...)).",
-        )
-    return to_ir(), getattr(pipeline, "options", BuildOptions())
-
-
 def _checked_urls(urls: Any, tree: Node, boundaries: Sequence[Node]) -> dict[str, str]:
     if urls is None:
         return {}

@@ -15,7 +15,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from adk_fluent.errors import BuildError
+from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import BuildOptions, ExecutionConfig
 from adk_fluent.remote.cards import StateInterface, agent_card, state_interface
@@ -26,18 +26,20 @@ from adk_fluent.run.stores import session_service_for
 _EXPERIMENTAL = r"\[EXPERIMENTAL\]"
 
 
-def _tree(pipeline: Any) -> tuple[Node, BuildOptions]:
+def tree_of(pipeline: Any, taker: str = "serve()") -> tuple[Node, BuildOptions]:
+    """A pipeline's IR and BuildOptions (an IR tree has the default options); `taker` names the
+    function that refused anything else."""
     if isinstance(pipeline, Node):
         return pipeline, BuildOptions()
     to_ir = getattr(pipeline, "to_ir", None)
     if to_ir is None:
         raise BuildError(
-            f"serve() takes an adk-fluent pipeline, not a {type(pipeline).__name__}",
+            f"{taker} takes an adk-fluent pipeline, not {describe_value(pipeline)}",
             field="pipeline",
-            hint="serve(Agent(...) >> Agent(...)); for a native ADK agent use ADK's to_a2a, "
-            "or wrap it: Native(agent).",
+            hint=f"{taker.rstrip('()')}(Agent(...) >> Agent(...)); for a native ADK agent use "
+            "ADK's own tools, or wrap it: Native(agent).",
         )
-    return to_ir(), pipeline.options
+    return to_ir(), getattr(pipeline, "options", BuildOptions())
 
 
 def served_app(
@@ -58,7 +60,7 @@ def served_app(
             field="pipeline",
             hint="install the a2a extra: pip install 'adk-fluent[a2a]'.",
         ) from None
-    ir, options = _tree(pipeline)
+    ir, options = tree_of(pipeline)
     app = ENGINE.to_app(ir, options, config, backend)
     interface = interface or state_interface(ir)
     taken = {node.name for node in ir.walk()}
@@ -100,7 +102,7 @@ def a2a_app(
 
     app = served_app(pipeline, config, backend=backend, interface=interface)
     url = public_url or f"http://{host}:{port}/"
-    ir, _ = _tree(pipeline)
+    ir, _ = tree_of(pipeline)
     card_options: dict[str, Any] = {
         "description": description,
         "interface": interface,

@@ -19,7 +19,7 @@ from tests.conftest import fresh_db_service, request_texts, system_instruction
 from tests.support import postgres
 from tests.support.gates import calls
 from tests.support.gates import turn as gate_turn
-from tests.support.postgres import free_port
+from tests.support.servers import free_port
 
 # the PostgreSQL fixtures, for this module's tests (a server per test session, a database per test)
 postgres_server = postgres.postgres_server

@@ -28,12 +28,12 @@ from tests.support.a2a import (
     A2A_1X_CARD,
     ADK_VERSION,
     card_server,
-    free_port,
     need_other_adk,
     serving,
     skip_without_a2a,
     write_module,
 )
+from tests.support.servers import free_port
 
 httpx = pytest.importorskip("httpx", reason="httpx (a2a-sdk's HTTP client) is not installed")
 

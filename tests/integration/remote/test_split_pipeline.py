@@ -29,14 +29,8 @@ from adk_fluent.errors import BuildError
 from adk_fluent.remote import to_apps, write_agent_folders
 from adk_fluent.run.events import AgentEvent
 from adk_fluent.testing import mock_backend
-from tests.support.split import (
-    SERVICE,
-    api_server,
-    free_port,
-    scripts,
-    service_process,
-    split_pipeline,
-)
+from tests.support.servers import free_port
+from tests.support.split import SERVICE, api_server, scripts, service_process, split_pipeline
 
 TURN_SECONDS = 60  # one turn, remote call included; it takes well under a second
 QUESTIONS = ("refund my cat food", "and the dog's too")
@@ -179,7 +173,7 @@ def test_the_agent_folders_run_under_adk_api_server_as_in_one_process(tmp_path):
                 message = {"role": "user", "parts": [{"text": QUESTIONS[0]}]}
                 body = {"app_name": app, "user_id": "u", "session_id": "s1", "new_message": message}
                 ran = client.post("/run", json=body)
-                assert ran.status_code == 200, servers[0].tail() + servers[1].tail()
+                assert ran.status_code == 200, servers[0].log_tail() + servers[1].log_tail()
                 assert not [e for e in ran.json() if e.get("errorCode")]
                 states[app] = client.get(session).json()["state"]
         assert session_state(states["root"]) == session_state(states["whole"])

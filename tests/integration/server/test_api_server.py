@@ -7,13 +7,9 @@ stores (opened after the server stopped) still hold it."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import socket
-import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,10 +19,10 @@ import pytest
 from adk_fluent import restore_content
 from adk_fluent.adk.compat import plugin_edits_are_stored
 from tests.conftest import fresh_db_service
+from tests.support.servers import ServerProcess, free_port
 
 httpx = pytest.importorskip("httpx", reason="the HTTP client for the api_server test")
 ADK_CLI = Path(sys.executable).parent / "adk"
-STARTUP_SECONDS = 90  # importing ADK 1.x in a fresh process is slow on a shared machine
 REQUEST_SECONDS = 60
 FOLDER = "support"  # the agent folder; adk api_server names the app after it
 
@@ -52,12 +48,6 @@ with warnings.catch_warnings():  # the thinker's text is meant to live in histor
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def agent_folder(tmp_path: Path, folder: str, agent_py: str) -> Path:
     """`<tmp>/agents/<folder>/` with `agent.py` holding `agent_py`, as `adk web` / `adk
     api_server` load it; returns the agents directory to serve."""
@@ -72,62 +62,17 @@ def _agents_dir(tmp_path: Path, mode: str) -> Path:
     return agent_folder(tmp_path, FOLDER, AGENT_PY.replace("{mode}", mode))
 
 
-class Server:
+class Server(ServerProcess):
     """One `adk api_server` (or `adk web`: `command="web"`) process, stopped by its PID."""
 
     def __init__(
         self, agents: Path, db: Path, artifacts: Path, log: Path, command: str = "api_server"
     ) -> None:
-        self.port = _free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.log = log
-        command = [
-            str(ADK_CLI),
-            command,
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(self.port),
-            "--session_service_uri",
-            f"sqlite+aiosqlite:///{db}",
-            "--artifact_service_uri",
-            f"file://{artifacts}",
-            str(agents),
-        ]
-        self._log_file = log.open("wb")
-        self.process = subprocess.Popen(
-            command,
-            stdout=self._log_file,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            cwd=agents.parent,
-        )
-
-    def wait_ready(self) -> None:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                pytest.fail(f"adk api_server exited early:\n{self.log_tail()}")
-            try:
-                if httpx.get(f"{self.base}/list-apps", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        pytest.fail(f"adk api_server did not answer within {STARTUP_SECONDS}s:\n{self.log_tail()}")
-
-    def log_tail(self) -> str:
-        return self.log.read_text(errors="replace")[-4000:]
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()  # this PID only
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=15)
-        self._log_file.close()
+        port = free_port()
+        argv = [str(ADK_CLI), command, "--host", "127.0.0.1", "--port", str(port)]
+        argv += ["--session_service_uri", f"sqlite+aiosqlite:///{db}"]
+        argv += ["--artifact_service_uri", f"file://{artifacts}", str(agents)]
+        super().__init__(argv, port=port, ready_path="/list-apps", log=log, cwd=agents.parent)
 
 
 def skip_without_server() -> None:

@@ -268,7 +268,7 @@ CASES = [
         "LlmAgent",
         "Native(agent)",
     ),
-    case("serve-a-str", _serve("payments:pipeline"), "pipeline", "not a str"),
+    case("serve-a-str", _serve("payments:pipeline"), "pipeline", "not str 'payments:pipeline'"),
     case("served-app-of-a-dict", _served_app({"agent": "x"}), "pipeline", "dict"),
     case(
         "serve-session-store-int",
