@@ -132,6 +132,22 @@ def test_a_card_url_nobody_serves_is_refused_naming_it():
     assert f"{url}/.well-known/agent-card.json" in str(raised.value)
 
 
+def _skip_where_adk_cannot_serve_a2a_folders(server: Any, folder: str) -> None:
+    """Some releases' `adk api_server --a2a` (2.4.0 seen) fail to set up every A2A folder
+    ("cannot access local variable 'json'", a bug in ADK's own server) and answer 404 for the
+    card: asked of the running server, not of the version."""
+    import httpx
+
+    card = httpx.get(f"{server.base}/a2a/{folder}/.well-known/agent-card.json", timeout=10)
+    failed = [
+        line for line in server.log_tail().splitlines() if "Failed to setup A2A agent" in line
+    ]
+    if card.status_code == 404 and failed:
+        pytest.skip(
+            f"this google-adk's `adk api_server --a2a` cannot serve A2A folders: {failed[0]}"
+        )
+
+
 def test_the_agent_folders_run_under_adk_api_server_as_in_one_process(tmp_path):
     """The service's folder under `adk api_server --a2a`, the entry App's under another
     `adk api_server`, beside a folder with the whole pipeline in one App: one turn each, the
@@ -164,6 +180,7 @@ def test_the_agent_folders_run_under_adk_api_server_as_in_one_process(tmp_path):
     try:
         for server in servers:
             server.wait_ready()
+        _skip_where_adk_cannot_serve_a2a_folders(servers[0], SERVICE)
         entry = servers[1].base
         states = {}
         with httpx.Client(base_url=entry, timeout=TURN_SECONDS) as client:

@@ -107,22 +107,25 @@ def _status_metadata(response: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _task_failed(event: Event) -> str | None:
-    """The peer's own error, when the A2A task it answered with failed."""
+    """The peer's own error, when the A2A task it answered with failed: its state is `failed`,
+    or the status message carries the served pipeline's error code (some releases, 2.4.0 seen,
+    hand the client the task while its state still says `working`)."""
     response = (event.custom_metadata or {}).get(_A2A_RESPONSE)
     if not isinstance(response, dict):
         return None
     status = response.get("status") or {}
+    message = status.get("message") or {}
     state = status.get("state", "")
     # ADK records the task as a python dump: the state is a2a-sdk's TaskState (a str enum
     # whose str() is "TaskState.failed"), or its JSON value after a reload from a database.
-    if str(getattr(state, "value", state)).lower() not in ("failed", "task_state_failed"):
+    failed = str(getattr(state, "value", state)).lower() in ("failed", "task_state_failed")
+    code = (message.get("metadata") or {}).get("adk_error_code") or (
+        response.get("metadata") or {}
+    ).get("adk_error_code")
+    if not failed and not code:
         return None
-    metadata = response.get("metadata") or {}
-    code = metadata.get("adk_error_code")
     texts = [
-        part.get("text", "")
-        for part in ((status.get("message") or {}).get("parts") or [])
-        if isinstance(part, dict)
+        part.get("text", "") for part in (message.get("parts") or []) if isinstance(part, dict)
     ]
     detail = " ".join(t for t in texts if t) or "no message"
     return f"{code}: {detail}" if code else detail
