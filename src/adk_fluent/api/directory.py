@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from adk_fluent.api.remote import RemoteAgent, _agent_name
+from adk_fluent.api.remote import RemoteAgent
+from adk_fluent.ir.a2a_card import card_agent_name
 from adk_fluent.remote.directory import CardDirectory
 
 
@@ -29,7 +30,7 @@ class AgentDirectory(CardDirectory):
         name, which is the listed name made an identifier otherwise). An unknown name is a
         BuildError with a did-you-mean."""
         card = self.card(listed)
-        agent_name = options.pop("name", None) or _agent_name(listed)
+        agent_name = options.pop("name", None) or card_agent_name(listed)
         return RemoteAgent.from_card(card, name=agent_name, **options)
 
     def agents(self, *, skill: str | None = None, tag: str | None = None) -> list[RemoteAgent]:

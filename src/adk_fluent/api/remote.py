@@ -20,7 +20,7 @@ from typing import Any
 from adk_fluent.api.builder import check_name
 from adk_fluent.api.expression import Expression
 from adk_fluent.errors import BuildError, describe_value
-from adk_fluent.ir.a2a_card import declared_by
+from adk_fluent.ir.a2a_card import card_agent_name, declared_by
 from adk_fluent.ir.nodes import RemoteAgentNode
 from adk_fluent.ir.state_keys import check_key
 
@@ -83,7 +83,7 @@ class RemoteAgent(Expression):
                 hint="RemoteAgent.from_card(card) with a card from AgentDirectory, or "
                 "RemoteAgent(name, url).",
             )
-        card_name = name or _agent_name(str(declared.get("name", "")))
+        card_name = name or card_agent_name(str(declared.get("name", "")))
         return cls(card_name, card, **options)
 
     @property
@@ -112,12 +112,6 @@ class RemoteAgent(Expression):
             writes_keys=frozenset(self._receives),
             visibility=self._visibility,
         )
-
-
-def _agent_name(text: str) -> str:
-    """A card's name as an agent name (ADK names are identifiers)."""
-    cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in text.strip()) or "remote"
-    return cleaned if not cleaned[0].isdigit() else f"remote_{cleaned}"
 
 
 def _keys(agent: str, field: str, keys: Any) -> tuple[str, ...]:

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from adk_fluent.errors import BuildError, describe_value, did_you_mean
+from adk_fluent.ir.a2a_card import A2A_1X_HINT, is_a2a_1x_card
 
 WELL_KNOWN_CARD = ".well-known/agent-card.json"  # where ADK's to_a2a serves a card
 FETCH_SECONDS = 10.0  # the default bound on fetching one card
@@ -272,12 +273,8 @@ def _first_line(error: Exception) -> str:
 
 
 def _card_hint(card: dict[str, Any]) -> str:
-    if "supportedInterfaces" in card or str(card.get("protocolVersion", "")).startswith("1."):
-        return (
-            "it is an A2A 1.x card (published by a2a-sdk>=1.0), which a2a-sdk 0.3 cannot read: "
-            "install the peer with adk-fluent[a2a] (a2a-sdk<0.4 on every ADK release), or list "
-            "a 0.3 card for it inline."
-        )
+    if is_a2a_1x_card(card):
+        return A2A_1X_HINT + "."
     return (
         "an A2A card has name, description, url, version, capabilities, skills, "
         "defaultInputModes and defaultOutputModes; `adk-fluent serve` publishes one."

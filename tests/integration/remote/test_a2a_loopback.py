@@ -136,6 +136,22 @@ asyncio.run(main())
 """
 
 
+def _raw_send(url: str, text: str, metadata: dict | None = None):
+    """One A2A `message/send` by hand (JSON-RPC over HTTP), as any A2A client sends it."""
+    params: dict = {
+        "message": {
+            "kind": "message",
+            "messageId": uuid.uuid4().hex,
+            "role": "user",
+            "parts": [{"kind": "text", "text": text}],
+        }
+    }
+    if metadata is not None:
+        params["metadata"] = metadata
+    body = {"jsonrpc": "2.0", "id": "1", "method": "message/send", "params": params}
+    return httpx.post(url, json=body, timeout=REQUEST_SECONDS)
+
+
 def _client(card: str, *, receives=("refund_id",)):
     return (
         S.set(topic="cats", secret="s3cr3t")
@@ -221,22 +237,9 @@ async def test_nothing_undeclared_crosses_in_either_direction(payments):
     assert client.state["refund_id"] == served.state["refund_id"]
 
     # the server takes only keys its pipeline reads, whatever a caller puts in the request
-    body = {
-        "jsonrpc": "2.0",
-        "id": "1",
-        "method": "message/send",
-        "params": {
-            "message": {
-                "kind": "message",
-                "messageId": uuid.uuid4().hex,
-                "role": "user",
-                "parts": [{"kind": "text", "text": "raw caller"}],
-            },
-            # where a RemoteAgent puts the keys it sends: the request's metadata
-            "metadata": {"adk_fluent": {"state": {"topic": "dogs", "intruder": "x"}}},
-        },
-    }
-    task = httpx.post(payments.url, json=body, timeout=REQUEST_SECONDS).json()["result"]
+    # where a RemoteAgent puts the keys it sends: the request's metadata
+    sent = {"adk_fluent": {"state": {"topic": "dogs", "intruder": "x"}}}
+    task = _raw_send(payments.url, "raw caller", sent).json()["result"]
     meta = task["metadata"]
     raw = await _served_session(
         payments.db, meta["adk_app_name"], meta["adk_user_id"], meta["adk_session_id"]
@@ -418,20 +421,7 @@ async def test_an_internal_agents_text_reaches_no_a2a_client_and_stays_on_the_se
     write_module(tmp_path, "support_app", HIDDEN)
     db = tmp_path / "served.db"
     with serving(tmp_path, "support_app:pipeline", session_store=f"sqlite:///{db}") as server:
-        body = {
-            "jsonrpc": "2.0",
-            "id": "1",
-            "method": "message/send",
-            "params": {
-                "message": {
-                    "kind": "message",
-                    "messageId": uuid.uuid4().hex,
-                    "role": "user",
-                    "parts": [{"kind": "text", "text": "plan and answer"}],
-                }
-            },
-        }
-        raw = httpx.post(server.url, json=body, timeout=REQUEST_SECONDS)
+        raw = _raw_send(server.url, "plan and answer")
         pipeline = RemoteAgent("support", server.card_url)
         events = await pipeline.run("plan and answer", session_id="hidden")
         client = await pipeline.session("hidden")

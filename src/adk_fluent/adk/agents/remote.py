@@ -35,6 +35,7 @@ from pydantic import PrivateAttr
 from adk_fluent.adk.agents.halt import halted
 from adk_fluent.adk.agents.steps import failure, state_of
 from adk_fluent.adk.compat import remote_a2a_agent_class
+from adk_fluent.ir.a2a_card import A2A_1X_HINT, is_a2a_1x_card
 from adk_fluent.ir.state_keys import crosses_a2a
 
 LOGGER = logging.getLogger("adk_fluent.remote")
@@ -172,15 +173,8 @@ def _card_problem(source: str, text: str) -> str:
         problem = str(error).splitlines()[0]
     else:
         return f"the agent card at {source} was read, but ADK could not use it"
-    newer = isinstance(data, dict) and (
-        "supportedInterfaces" in data or str(data.get("protocolVersion", "")).startswith("1.")
-    )
-    if newer:
-        return (
-            f"the agent card at {source} is an A2A 1.x card (published by a2a-sdk>=1.0), which "
-            "this process's a2a-sdk 0.3 cannot read; install the peer with adk-fluent[a2a] "
-            "(a2a-sdk<0.4 on every ADK release), or give RemoteAgent the card as an object"
-        )
+    if is_a2a_1x_card(data):
+        return f"the agent card at {source}: {A2A_1X_HINT}"
     return f"the agent card at {source} is not a valid A2A card ({problem})"
 
 
@@ -207,10 +201,8 @@ class FluentRemoteAgent(remote_a2a_agent_class()):  # type: ignore[misc]
     _timeout_seconds: float = PrivateAttr(600.0)
 
     def _request_metadata(self, ctx: Any, message: Any) -> dict[str, Any]:
-        state = state_of(ctx)
-        sent = {key: state[key] for key in self._sends if key in state}
-        values, _ = json_values(sent, self.name)  # checked before the call: see below
-        return {REQUEST_KEY: {"state": values}}
+        state = state_of(ctx)  # _run_async_impl checked these are JSON before the call
+        return {REQUEST_KEY: {"state": {key: state[key] for key in self._sends if key in state}}}
 
     async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
         state = state_of(ctx)
