@@ -83,10 +83,25 @@ BUILDER_TARGETS: tuple[BuilderTarget, ...] = (
                 "None",
                 "cost-aware model policy (`.model_select()`), a ModelSelectorNode",
             ),
+            (
+                "content_spec",
+                "Any",
+                "None",
+                "modalities accepted and produced (`.accepts()` / `.produces_modality()`), "
+                "a ContentSpec",
+            ),
         ),
     ),
     BuilderTarget("SequentialAgent", speaks="never", children="sequence"),
-    BuilderTarget("ParallelAgent", speaks="never", children="branches"),
+    BuilderTarget(
+        "ParallelAgent",
+        speaks="never",
+        children="branches",
+        extensions=(
+            ("join", "Any", "None", "None: wait for every branch; 'first_complete': the first"),
+            ("merge", "Any", "None", "how branch outputs are merged into state (`.merge()`)"),
+        ),
+    ),
     BuilderTarget("LoopAgent", speaks="never", children="repeat"),
 )
 

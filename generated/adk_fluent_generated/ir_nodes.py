@@ -92,6 +92,7 @@ class LlmAgentNode(Node):
     consumes_type: Any = None  # pydantic model this node consumes (`.consumes()`)
     context: Any = None  # context spec (the C module), if any
     model_selector: Any = None  # cost-aware model policy (`.model_select()`), a ModelSelectorNode
+    content_spec: Any = None  # modalities accepted and produced (`.accepts()` / `.produces_modality()`), a ContentSpec
 
 
 class SequentialAgentNode(Node):
@@ -168,6 +169,8 @@ class ParallelAgentNode(Node):
     produces_type: Any = None  # pydantic model this node produces (`.produces()`)
     consumes_type: Any = None  # pydantic model this node consumes (`.consumes()`)
     context: Any = None  # context spec (the C module), if any
+    join: Any = None  # None: wait for every branch; 'first_complete': the first
+    merge: Any = None  # how branch outputs are merged into state (`.merge()`)
 
 
 class LoopAgentNode(Node):

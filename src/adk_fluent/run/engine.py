@@ -93,7 +93,7 @@ class Engine:
         mode = visibility_mode(options, config)
         return build_app(
             _checked(ir, options, backend, mode),
-            config,
+            _with_backend_middleware(config, backend),
             _model_for(backend),
             visibility_mode=mode,
             client_filters=client_filters,
@@ -177,20 +177,27 @@ class Engine:
         session_store: Any = None,
         backend: Any = None,
         run_config: Any = None,
+        streaming: str | None = None,
         **services: Any,
     ) -> AsyncIterator[AgentEvent]:
         """One turn's events as the client sees them. The inputs are checked here, when
         `stream()` is called, before anything is compiled or stored; the tree is compiled on
-        the first iteration (api/running.py gives deep trees their recursion room there)."""
+        the first iteration (api/running.py gives deep trees their recursion room there).
+
+        `streaming="sse"` asks the models for partial replies, which reach the caller as they
+        come (`AgentEvent.is_partial`); it overrides the config's `streaming_mode` for this turn
+        only, so the compiled App (and the conversation) is the same either way."""
         message = _user_message(prompt)
         _check_ids(user_id, session_id)
         _check_settings(config, backend, run_config, session_store, services)
+        _check_streaming(streaming, run_config)
         return self._turn(
             (ir, options, config, session_store, backend, services),
             message,
             user_id,
             session_id,
             run_config,
+            streaming,
         )
 
     async def _turn(
@@ -200,6 +207,7 @@ class Engine:
         user_id: str,
         session_id: str | None,
         run_config: Any,
+        streaming: str | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
         from adk_fluent.adk.agents.handoff import handed_over
         from adk_fluent.adk.event_visibility import for_client
@@ -223,7 +231,9 @@ class Engine:
                 user_id=user_id,
                 session_id=session_id,
                 new_message=message,
-                run_config=_run_config(bound.config) if run_config is None else run_config,
+                run_config=_run_config(bound.config, streaming)
+                if run_config is None
+                else run_config,
             )
             events = handed_over([runner_events])
             async with aclosing(events):
@@ -390,7 +400,35 @@ def _check_ids(user_id: Any, session_id: Any, *, session_required: bool = False)
 
 
 _SERVICES = ("session_service", "artifact_service", "memory_service", "credential_service")
-_RUN_OPTIONS = ("user_id", "session_id", "config", "session_store", "backend", "run_config")
+_RUN_OPTIONS = (
+    "user_id",
+    "session_id",
+    "config",
+    "session_store",
+    "backend",
+    "run_config",
+    "streaming",
+)
+STREAMING_MODES = ("none", "sse")
+
+
+def _check_streaming(streaming: Any, run_config: Any) -> None:
+    """`streaming=` is "sse" or "none" (or left out), and not given beside a run_config."""
+    if streaming is None:
+        return
+    if streaming not in STREAMING_MODES:
+        raise BuildError(
+            f"streaming must be 'sse' or 'none', not {streaming!r}",
+            field="streaming",
+            hint=did_you_mean(str(streaming), STREAMING_MODES)
+            or "streaming='sse' sends partial replies as the models produce them.",
+        )
+    if run_config is not None:
+        raise BuildError(
+            "both streaming and run_config were given",
+            field="streaming",
+            hint="set streaming_mode on the RunConfig you pass, or leave run_config out.",
+        )
 
 
 def _check_settings(
@@ -473,17 +511,28 @@ def _check_services(services: dict[str, Any]) -> None:
             )
 
 
-def _run_config(config: ExecutionConfig) -> Any:
+def _run_config(config: ExecutionConfig, streaming: str | None = None) -> Any:
     from google.adk.agents.run_config import RunConfig, StreamingMode
 
+    mode = streaming or config.streaming_mode
     settings: dict[str, Any] = {
-        "streaming_mode": StreamingMode.SSE
-        if config.streaming_mode == "sse"
-        else StreamingMode.NONE
+        "streaming_mode": StreamingMode.SSE if mode == "sse" else StreamingMode.NONE
     }
     if config.max_llm_calls is not None:
         settings["max_llm_calls"] = config.max_llm_calls
     return RunConfig(**settings)
+
+
+def _with_backend_middleware(config: ExecutionConfig | None, backend: Any) -> Any:
+    """The config with the backend's own middleware first (a replaying backend answers tool
+    calls from its recording through one); unchanged for a backend without any."""
+    extra = tuple(getattr(backend, "middleware", None) or ()) if backend is not None else ()
+    if not extra:
+        return config
+    from dataclasses import replace
+
+    config = config or ExecutionConfig()
+    return replace(config, middleware=(*extra, *config.middleware))
 
 
 def _new_session_id() -> str:

@@ -5,10 +5,23 @@ from adk_fluent.analysis.contracts.checks import (
     context,
     injection,
     loops,
+    modality,
     outputs,
     remote,
     state,
+    streaming,
     types,
 )
 
-__all__ = ["channels", "context", "injection", "loops", "outputs", "remote", "state", "types"]
+__all__ = [
+    "channels",
+    "context",
+    "injection",
+    "loops",
+    "modality",
+    "outputs",
+    "remote",
+    "state",
+    "streaming",
+    "types",
+]
