@@ -26,6 +26,8 @@ PAGES = (
     "evaluation.md",
     "remote.md",
     "deployment.md",
+    "streaming.md",
+    "replay.md",
 )
 SKIP_LINE = "# needs a real Gemini key"
 _BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
