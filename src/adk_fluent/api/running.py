@@ -65,7 +65,8 @@ class Runnable:
             return await ENGINE.run(ir, self.options, prompt, **options)
 
     def stream(self, prompt: Any, **options: Any) -> AsyncIterator[AgentEvent]:
-        """Run one turn, yielding AgentEvents as they happen."""
+        """Run one turn, yielding AgentEvents as they happen; `streaming="sse"` adds the
+        models' partial replies as they are produced (`AgentEvent.is_partial`, docs/streaming.md)."""
         ir = self.to_ir()
         events = ENGINE.stream(ir, self.options, prompt, **options)
         depth = self.ir_depth()

@@ -7,6 +7,7 @@ The cases that open a session store are in tests/behaviour/misuse/test_misuse_ru
 from __future__ import annotations
 
 import pytest
+from google.adk.agents.run_config import RunConfig as _RunConfig
 from google.genai import types
 
 from adk_fluent import Agent
@@ -57,6 +58,14 @@ CASES = [
     case("run-config-not-an-execution-config", _run(config="x"), "config", "ExecutionConfig"),
     case("run-backend-not-a-backend", _run(backend=object()), "backend", "mock_backend"),
     case("run-run-config-dict", _run(run_config={"max_llm_calls": 3}), "run_config", "RunConfig"),
+    case("run-streaming-typo", _run(streaming="sce"), "streaming", "'sse'"),
+    case("run-streaming-bool", _run(streaming=True), "streaming", "'sse' or 'none'"),
+    case(
+        "run-streaming-and-run-config",
+        _run(streaming="sse", run_config=_RunConfig()),
+        "streaming",
+        "streaming_mode on the RunConfig",
+    ),
     case(
         "run-ask-sync-inside-a-loop",
         _ask_sync_inside_a_loop,
