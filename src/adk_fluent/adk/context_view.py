@@ -3,7 +3,9 @@
 The view replaces `LlmRequest.contents` in a before-model callback, so it keeps ADK's role
 structure: the user's messages with their images and files, the agent's own replies and
 tool-call / tool-response pairs as they were, and other agents' replies as user-role context
-parts prefixed `[name] said:`. Nothing is flattened into the system instruction, which stays
+parts prefixed `[name] said:`. Media parts go to the model as copies sharing the stored bytes, so
+an edit of the request (ADK's Gemini class clears their `display_name` in place) never reaches
+the session's history. Nothing is flattened into the system instruction, which stays
 exactly what the developer wrote (so it is stable from turn to turn and cacheable). State
 blocks (`C.from_state`, `C.template`) are user-role parts inserted just before the current
 turn's user message. What goes between the delimiters is escaped: `C.from_state` values are
@@ -109,6 +111,28 @@ def _text(text: str) -> types.Part:
     return types.Part.model_construct(text=text)  # our own string: no validation needed
 
 
+def _media_copy(part: types.Part) -> types.Part:
+    """A media part the request may change without changing the stored event: ADK's Gemini
+    class clears `display_name` on the request's inline_data / file_data in place (Gemini API
+    backend), and the view's contents are the session's own objects. The bytes are shared
+    (immutable); only the containers are copied."""
+    update: dict[str, Any] = {}
+    if part.inline_data is not None:
+        update["inline_data"] = part.inline_data.model_copy()
+    if part.file_data is not None:
+        update["file_data"] = part.file_data.model_copy()
+    return part.model_copy(update=update) if update else part
+
+
+def _detached(content: types.Content) -> types.Content:
+    """`content` as the request may hold it: the same object when it has no media part (text
+    stays exactly as before), else a copy whose media parts are copies."""
+    parts = content.parts or []
+    if not any(p.inline_data is not None or p.file_data is not None for p in parts):
+        return content
+    return content.model_copy(update={"parts": [_media_copy(p) for p in parts]})
+
+
 def _as_context(event: Any) -> types.Content | None:
     """Another agent's event as user-role context, keeping non-text parts."""
     parts: list[types.Part] = []
@@ -136,7 +160,7 @@ def _as_context(event: Any) -> types.Content | None:
         elif part.text:
             parts.append(_text(f"[{event.author}] said: {part.text}"))
         else:
-            parts.append(part)  # images, files, audio: kept as they are
+            parts.append(_media_copy(part))  # images, files, audio: kept as they are
     return types.Content.model_construct(role="user", parts=parts) if parts else None
 
 
@@ -144,7 +168,7 @@ def _contents(events: list[Any], agent: str) -> list[types.Content]:
     contents: list[types.Content] = []
     for event in events:
         if event.author == "user" or event.author == agent:
-            contents.append(event.content)
+            contents.append(_detached(event.content))
         else:
             converted = _as_context(event)
             if converted is not None:

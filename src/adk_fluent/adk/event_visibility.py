@@ -15,6 +15,12 @@ VISIBILITY = "adk_fluent.visibility"
 IS_USER_FACING = "adk_fluent.is_user_facing"
 DEPTH = "adk_fluent.depth"
 PATH = "adk_fluent.path"
+# Which concurrent stream a partial event belongs to, for a UI that must tell interleaved
+# streams apart: a race's contender ({"race": name, "contender": child name}; a race's winning
+# events, committed when it wins, carry it too) and a map_over's item ({"map_over": name,
+# "index": item index}). The innermost race (or map_over) around the event is named.
+RACE = "adk_fluent.race"
+MAP_OVER = "adk_fluent.map_over"
 # Where filtered mode keeps an event's text when ADK would store what the plugin returns:
 # normally an artifact (never streamed), and in the event only its name and version ...
 HIDDEN_REF = "adk_fluent.hidden_ref"
@@ -28,9 +34,12 @@ def hidden_artifact_name(event_id: str) -> str:
 
 
 def has_hidden_content(event: Any) -> bool:
-    """Whether filtered mode set this event's text aside (in an artifact or in metadata)."""
+    """Whether filtered mode set this event's text aside (in an artifact or in metadata) and the
+    event still lacks it (a restored copy has its chat parts back)."""
     metadata = event.custom_metadata or {}
-    return event.content is None and (HIDDEN_REF in metadata or HIDDEN_CONTENT in metadata)
+    if HIDDEN_REF not in metadata and HIDDEN_CONTENT not in metadata:
+        return False
+    return event.content is None or not any(_is_chat_part(p) for p in event.content.parts or [])
 
 
 def visibility_metadata(info: NodeVisibility) -> dict[str, Any]:
@@ -43,8 +52,19 @@ def visibility_metadata(info: NodeVisibility) -> dict[str, Any]:
     }
 
 
+def _is_chat_part(part: Any) -> bool:
+    """A part a chat UI renders: text (thoughts too), an image, audio or a file."""
+    return bool(
+        getattr(part, "text", None)
+        or getattr(part, "inline_data", None)
+        or getattr(part, "file_data", None)
+    )
+
+
 def is_chat_text(event: Any) -> bool:
-    """Text a chat UI would show: not errors, tool traffic, confirmations or auth requests."""
+    """Whether the event carries what a chat UI would show (text, images, files), and is not an
+    error, a confirmation or an auth request. Tool calls and results beside that content are
+    traffic: they always reach the client (`client_content` keeps them)."""
     content = event.content
     if content is None or not content.parts:
         return False
@@ -55,9 +75,17 @@ def is_chat_text(event: Any) -> bool:
         actions.requested_tool_confirmations or actions.requested_auth_configs
     ):
         return False
-    if event.get_function_calls() or event.get_function_responses():
-        return False
-    return any(getattr(part, "text", None) for part in content.parts)
+    return any(_is_chat_part(part) for part in content.parts)
+
+
+def client_content(event: Any) -> Any:
+    """A hidden event's content as a client may see it: its tool calls and results only, or
+    None when it has nothing else (the store keeps the whole content)."""
+    content = event.content
+    kept = [part for part in content.parts or [] if not _is_chat_part(part)]
+    if not kept:
+        return None
+    return content.model_copy(update={"parts": kept})
 
 
 def should_hide(event: Any, visibility: str, mode: str) -> bool:
@@ -75,12 +103,16 @@ def for_client(event: Any, mode: str) -> Any:
     keeps it); an event left with nothing to say is not sent at all (None)."""
     if not should_hide(event, event_visibility(event), mode):
         return event
+    content = client_content(event)
     actions = event.actions
-    if actions is None or not (
-        actions.state_delta
-        or actions.artifact_delta
-        or actions.transfer_to_agent
-        or actions.escalate
+    if content is None and (
+        actions is None
+        or not (
+            actions.state_delta
+            or actions.artifact_delta
+            or actions.transfer_to_agent
+            or actions.escalate
+        )
     ):
         return None
-    return event.model_copy(update={"content": None})
+    return event.model_copy(update={"content": content})

@@ -19,6 +19,7 @@ from adk_fluent.api.declarations import AgentCallbacks, DeclaresState
 from adk_fluent.api.expression import Expression, as_delegate, describe_value
 from adk_fluent.api.inject import check_resources, inject_tools
 from adk_fluent.errors import AdkFluentWarning, BuildError
+from adk_fluent.ir.content import ContentSpec, parse_modalities
 from adk_fluent.ir.context_spec import ContextSpec
 from adk_fluent.ir.instruction_keys import template_reads
 from adk_fluent.ir.model_selection import ModelCandidate, ModelSelectorNode, model_selector
@@ -178,6 +179,7 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
     _spelling: tuple[tuple[str, str], ...] = ()  # (field, the method that last set it)
     _resources: Mapping[str, Any] = MappingProxyType({})  # .inject(): parameter -> resource
     _model_selector: ModelSelectorNode | None = None  # .model_select(): the model policy
+    _content: ContentSpec | None = None  # .accepts() / .produces_modality()
 
     def __init__(self, name: str, model: Any = None) -> None:
         super().__init__(name, None)
@@ -378,6 +380,44 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
             )
         return self._copy(_model_selector=selector)
 
+    def accepts(self, *modalities: Any, max_tokens: int | None = None) -> Self:
+        """Declare the modalities this agent's model reads: Modality members or their names
+        ("image", "audio", "video", "pdf", "file", ...; case-insensitive). Text, structured
+        text and code are always accepted. The contract checker then reports every reply this
+        agent would be shown that carries anything else, and a run refuses a user's message
+        that would bring it one (docs/contracts.md, "ContentSpec"); an agent that declares
+        nothing accepts anything. `max_tokens` declares its input bound, which the checker
+        compares with the output bounds of the replies it is shown. Calling it again replaces
+        the declaration."""
+        accepted = parse_modalities(modalities, agent=self._name, field="accepts")
+        spec = self._content_spec(max_input_tokens=max_tokens, field="accepts")
+        return self._copy(_content=replace(spec, accepts=accepted, max_input_tokens=max_tokens))
+
+    def produces_modality(self, *modalities: Any, max_tokens: int | None = None) -> Self:
+        """Declare the modalities this agent's replies carry (e.g. "image" for an image
+        model); without it, an agent produces text (and structured text with an
+        output_schema). Every later agent that declared `.accepts()` and is shown these
+        replies must accept them. `max_tokens` declares its output bound (for the checker
+        only: it does not configure the model). Calling it again replaces the declaration."""
+        produced = parse_modalities(modalities, agent=self._name, field="produces_modality")
+        spec = self._content_spec(max_output_tokens=max_tokens, field="produces_modality")
+        return self._copy(_content=replace(spec, produces=produced, max_output_tokens=max_tokens))
+
+    def _content_spec(self, *, field: str, **bounds: Any) -> ContentSpec:
+        """The ContentSpec so far, with `bounds` checked (a BuildError naming this agent)."""
+        try:
+            ContentSpec(**bounds)
+        except BuildError as error:
+            raise BuildError(
+                error.message.replace("max_input_tokens", "max_tokens").replace(
+                    "max_output_tokens", "max_tokens"
+                ),
+                agent=self._name,
+                field=field,
+                hint=error.hint,
+            ) from None
+        return self._content or ContentSpec()
+
     def produces(self, model: type) -> Self:
         """Declare the pydantic model this agent's output satisfies (its fields become written keys)."""
         self._check_model_class(model, "produces")
@@ -489,6 +529,8 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
         if self._context is not None:
             reads |= self._context.reads_keys
             extras["context"] = self._context
+        if self._content is not None:
+            extras["content_spec"] = self._content
         selector = self._model_selector
         if selector is not None:
             if selector.name != self._name:  # .clone('new_name') after .model_select()

@@ -44,6 +44,7 @@ from adk_fluent.adk.event_visibility import (
     HIDDEN_CONTENT,
     HIDDEN_REF,
     VISIBILITY,
+    client_content,
     has_hidden_content,
     hidden_artifact_name,
     should_hide,
@@ -134,7 +135,7 @@ class VisibilityPlugin(BasePlugin):
             # Partial chunks are never stored: dropping their text loses nothing.
             if not event.partial and plugin_edits_are_stored():
                 metadata.update(await self._set_aside(invocation_context, event))
-            update["content"] = None
+            update["content"] = client_content(event)  # tool calls beside the text stay
         return event.model_copy(update=update)
 
     async def _set_aside(self, ctx: Any, event: Any) -> dict[str, Any]:
