@@ -134,6 +134,7 @@ CONTROL_NODES: tuple[ControlNode, ...] = (
     ControlNode("NativeAgentNode", "A native ADK agent (a custom BaseAgent) placed as it is."),
     ControlNode("RemoteAgentNode", "`RemoteAgent`: an agent served elsewhere, called over A2A."),
     ControlNode("BoundaryNode", "`.execution_boundary()`: a sub-tree deployed as its own service."),
+    ControlNode("ChunkedEdgeNode", "`a.then(b, edge='chunked')`: b runs on each chunk of a."),
 )
 
 # Fields the builders never expose as setters: the name is the constructor's argument,

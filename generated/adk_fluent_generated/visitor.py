@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         NativeAgentNode,
         RemoteAgentNode,
         BoundaryNode,
+        ChunkedEdgeNode,
     )
     from .ir_nodes import (
         LlmAgentNode,
@@ -56,6 +57,7 @@ NODE_TYPE_NAMES: tuple[str, ...] = (
     "NativeAgentNode",
     "RemoteAgentNode",
     "BoundaryNode",
+    "ChunkedEdgeNode",
 )
 
 
@@ -131,3 +133,7 @@ class NodeVisitor(ABC, Generic[R]):
     @abstractmethod
     def visit_boundary(self, node: BoundaryNode) -> R:
         """`.execution_boundary()`: a sub-tree deployed as its own service."""
+
+    @abstractmethod
+    def visit_chunked_edge(self, node: ChunkedEdgeNode) -> R:
+        """`a.then(b, edge='chunked')`: b runs on each chunk of a."""

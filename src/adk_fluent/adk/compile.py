@@ -205,10 +205,28 @@ _NO_GATE_INSIDE = {
     "fallback": "a fallback re-runs the next alternative from scratch when one fails",
     "delegates": "an agent's transfer targets are chosen by the model at run time",
     "agent tool": "an agent tool runs in a sub-run of its own, which ends with the tool call",
+    "first_complete": "first_complete cancels the other branches when one finishes, and a "
+    "branch cancelled while its gate waits could never resume",
+    "merge": "a merging FanOut stores its merge once every branch has ended, which a branch "
+    "waiting for a later turn would postpone past the end of the turn",
+    "chunked edge": "a chunked edge runs its consumer while the producer is still writing, "
+    "and neither can stop there for a person's reply",
 }
 
 
-_PLACES = {"delegates": "a transfer target of agent", "agent tool": "an agent tool of agent"}
+_PLACES = {
+    "delegates": "a transfer target of agent",
+    "agent tool": "an agent tool of agent",
+    "first_complete": "the first_complete FanOut",
+    "merge": "the merging FanOut",
+}
+# what the hint asks to move the gate out of, where it is not the kind itself
+_OUT_OF = {
+    "delegates": "agent",
+    "agent tool": "agent",
+    "first_complete": "FanOut",
+    "merge": "FanOut",
+}
 
 
 def _refuse_gates(node: ir.Node, children: tuple[ir.Node, ...], kind: str) -> None:
@@ -221,7 +239,7 @@ def _refuse_gates(node: ir.Node, children: tuple[ir.Node, ...], kind: str) -> No
         f"{_NO_GATE_INSIDE[kind]}",
         agent=node.name,
         field="gate",
-        hint=f"move the gate out of the {'agent' if kind in _PLACES else kind}: put it "
+        hint=f"move the gate out of the {_OUT_OF.get(kind, kind)}: put it "
         "before or after it in a pipeline "
         "(gates work in pipelines, loops, FanOut branches and Route branches).",
     )
@@ -280,9 +298,12 @@ class Compiler(ir.NodeVisitor[Any]):
             return self.visit(node)
 
     # -- ADK's own agent classes -------------------------------------------------------------
-    def _adk_agent(self, node: Any, gate_aware: type | None = None) -> Any:
-        """A native ADK agent, or (for a composite that contains a gate) `gate_aware`, built
-        from the same fields, so its callbacks and description carry over."""
+    def _adk_agent(
+        self, node: Any, gate_aware: type | None = None, extra: dict[str, Any] | None = None
+    ) -> Any:
+        """A native ADK agent, or (for a composite that contains a gate, or a FanOut that
+        merges) `gate_aware`, built from the same fields (plus `extra`, its own), so its
+        callbacks and description carry over."""
         class_name = node.ADK_CLASS
         if not node.children and class_name != "LlmAgent":
             raise EmptyCompositeError(f"{class_name} has no sub-agents", agent=node.name)
@@ -302,6 +323,8 @@ class Compiler(ir.NodeVisitor[Any]):
                 _install_context(node, kwargs)
             if model is not None:
                 kwargs["model"] = model
+        if extra:
+            kwargs.update(extra)
         try:
             return (gate_aware or installed_class(class_name))(**kwargs)
         except ValidationError as error:
@@ -376,6 +399,8 @@ class Compiler(ir.NodeVisitor[Any]):
         return self._adk_agent(node, GatedSequenceAgent)
 
     def visit_parallel_agent(self, node: ir.ParallelAgentNode) -> Any:
+        if node.join is not None or node.merge is not None:
+            return self._fanout(node)
         if not _gates_in(node):
             return self._adk_agent(node)
         from adk_fluent.adk.agents.gates import GatedParallelAgent
@@ -397,7 +422,33 @@ class Compiler(ir.NodeVisitor[Any]):
         finally:
             self.loop_depth -= 1
 
+    def _fanout(self, node: ir.ParallelAgentNode) -> Any:
+        """A FanOut that merges its outputs or ends with its first finished branch."""
+        from adk_fluent.adk.agents.fanout import FanOutAgent
+
+        _refuse_gates(node, node.children, "first_complete" if node.join else "merge")
+        extra = {
+            "join": node.join,
+            "merge": node.merge,
+            "branch_names": tuple(child.name for child in node.children),
+            "output_keys": tuple(body_output_key(child) for child in node.children),
+        }
+        return self._adk_agent(node, FanOutAgent, extra)
+
     # -- adk-fluent's own nodes ----------------------------------------------------------------
+    def visit_chunked_edge(self, node: ir.ChunkedEdgeNode) -> Any:
+        from adk_fluent.adk.agents.chunked import ChunkedEdgeAgent
+
+        _refuse_gates(node, node.children, "chunked edge")
+        producer, consumer = node.children
+        return ChunkedEdgeAgent(
+            name=node.name,
+            by=node.by,
+            key=node.key,
+            output_key=body_output_key(consumer),
+            sub_agents=self.children(node),
+        )
+
     def visit_fallback(self, node: ir.FallbackNode) -> Any:
         from adk_fluent.adk.agents.steps import FallbackAgent
 

@@ -17,7 +17,12 @@ How the tree is walked (each node's expected runs per invocation; the root runs 
 * a map_over runs its body `items[map]` times (required: the list's length is not in the tree);
 * a fallback (`a // b`) runs each later child with the probability that every earlier one
   failed (`failure_rates`, default 0); a failed child is counted in full;
-* a race runs every child in full: the losers are cancelled part way, so this is an upper bound;
+* a race, and a FanOut with `.first_complete()`, run every child in full: the others are
+  cancelled part way, so this is an upper bound (a FanOut's `.merge()` calls no model);
+* a chunked edge (`a.then(b, edge="chunked")`) runs its producer once and its consumer once
+  per chunk: `chunks[edge]` times, else the producer's output tokens per run divided by the
+  tokens of one chunk (about 25 for a sentence, 15 for a line, 120 for a paragraph, n/4 for n
+  characters), at least once;
 * a gate, a state step (S.*), a tap and a loop check cost nothing; a gate is assumed approved;
 * an LLM agent makes `calls[agent]` model calls per run (default 1; an agent that calls a tool
   makes at least 2), each of `tokens[agent]` (else the average) tokens, priced for its model:
@@ -49,6 +54,7 @@ from adk_fluent.errors import BuildError, describe_value, did_you_mean
 from adk_fluent.ir.model_selection import ModelSelectorNode, SelectionInput, select_model
 from adk_fluent.ir.nodes import (
     BoundaryNode,
+    ChunkedEdgeNode,
     FallbackNode,
     GateNode,
     LlmAgentNode,
@@ -86,6 +92,7 @@ _NAMED_MAPS: dict[str, str] = {
     "items": "map_over",
     "failure_rates": "fallback child",
     "tool_calls": "agent tool",
+    "chunks": "chunked edge",
 }
 _EXAMPLES: dict[str, str] = {
     "invocations": "invocations=10_000 (runs to price, e.g. a day's)",
@@ -98,7 +105,10 @@ _EXAMPLES: dict[str, str] = {
     "items": "items={'map_docs': 12}",
     "failure_rates": "failure_rates={'primary': 0.05}",
     "tool_calls": "tool_calls={'researcher': 1.5}",
+    "chunks": "chunks={'chunked__writer__speaker': 8} (consumer runs per producer run)",
 }
+# tokens of one chunk, by what a chunked edge cuts at (a number n of characters: n / 4)
+_TOKENS_PER_CHUNK = {"sentence": 25.0, "line": 15.0, "paragraph": 120.0}
 
 
 # -- the assumptions ----------------------------------------------------------------------------
@@ -174,6 +184,8 @@ class TrafficAssumptions:
     and delegates; `loop_iterations`: {loop: expected iterations} (default its max_iterations);
     `items`: {map_over: expected items} (required for each map_over); `failure_rates`:
     {fallback child: p}; `tool_calls`: {agent tool: calls per run of its caller} (default 1);
+    `chunks`: {chunked edge: consumer runs per producer run} (default: from the producer's
+    output tokens);
     `default_model`: for agents without a model name; `prices`: a Prices table or a dict added
     to the defaults; `initial_state`: the state a model selection sees."""
 
@@ -187,6 +199,7 @@ class TrafficAssumptions:
     items: Mapping[str, float] = field(default_factory=dict)
     failure_rates: Mapping[str, float] = field(default_factory=dict)
     tool_calls: Mapping[str, float] = field(default_factory=dict)
+    chunks: Mapping[str, float] = field(default_factory=dict)
     default_model: str = DEFAULT_ESTIMATE_MODEL
     prices: Prices = field(default_factory=Prices)
     initial_state: Mapping[str, Any] = field(default_factory=dict)
@@ -204,6 +217,7 @@ class TrafficAssumptions:
         items: Mapping[str, float] | None = None,
         failure_rates: Mapping[str, float] | None = None,
         tool_calls: Mapping[str, float] | None = None,
+        chunks: Mapping[str, float] | None = None,
         default_model: str = DEFAULT_ESTIMATE_MODEL,
         prices: Prices | Mapping[str, Any] | None = None,
         initial_state: Mapping[str, Any] | None = None,
@@ -228,6 +242,7 @@ class TrafficAssumptions:
             "items": _named(items, "items"),
             "failure_rates": _named(failure_rates, "failure_rates", at_most=1),
             "tool_calls": _named(tool_calls, "tool_calls"),
+            "chunks": _named(chunks, "chunks"),
         }
         if not isinstance(default_model, str) or not default_model.strip():
             raise BuildError(
@@ -459,6 +474,7 @@ class _TreeNames:
     fallback_children: set[str] = field(default_factory=set)
     tools: set[str] = field(default_factory=set)
     branches: set[str] = field(default_factory=set)
+    edges: set[str] = field(default_factory=set)
 
     @classmethod
     def of(cls, root: Node) -> _TreeNames:
@@ -477,6 +493,8 @@ class _TreeNames:
                 names.maps.add(node.name)
             elif isinstance(node, FallbackNode):
                 names.fallback_children.update(child.name for child in node.children)
+            elif isinstance(node, ChunkedEdgeNode):
+                names.edges.add(node.name)
             elif isinstance(node, RouteNode):
                 for index in range(len(node.children)):
                     for key in _rule_keys(node, index):
@@ -492,6 +510,7 @@ class _TreeNames:
             "items": self.maps,
             "failure_rates": self.fallback_children,
             "tool_calls": self.tools,
+            "chunks": self.edges,
         }[field_name]
 
     def check(self, assumptions: TrafficAssumptions) -> None:
@@ -549,6 +568,12 @@ class _Estimate:
             self.agent(node, path, runs)
         elif node.ZERO_COST or isinstance(node, GateNode):
             return
+        elif isinstance(node, ParallelAgentNode) and node.join is not None:
+            self.notes.append(
+                f"FanOut '{node.name}' (first_complete): every branch counted in full (the "
+                "others are cancelled when the first finishes): an upper bound"
+            )
+            self.children(node.children, path, runs)
         elif isinstance(node, SequentialAgentNode | ParallelAgentNode | TimeoutNode | BoundaryNode):
             self.children(node.children, path, runs)
         elif isinstance(node, RemoteAgentNode):
@@ -562,6 +587,10 @@ class _Estimate:
                 "part way): an upper bound"
             )
             self.children(node.children, path, runs)
+        elif isinstance(node, ChunkedEdgeNode):
+            producer, consumer = node.children
+            self.visit(producer, path, runs)
+            self.visit(consumer, path, runs * self.chunks(node, producer))
         elif isinstance(node, LoopAgentNode):
             self.children(node.children, path, runs * self.iterations(node))
         elif isinstance(node, MapOverNode):
@@ -623,6 +652,23 @@ class _Estimate:
             self.add(inner, name, self.a.default_model, runs * self.a.calls.get(name, 1), None)
 
     # -- multipliers ----------------------------------------------------------------------------
+    def chunks(self, node: ChunkedEdgeNode, producer: Node) -> float:
+        """Consumer runs per run of a chunked edge: given, or the producer's reply cut up."""
+        given = self.a.chunks.get(node.name)
+        if given is not None:
+            return given
+        by = node.by
+        per_chunk = by / 4 if isinstance(by, int) else _TOKENS_PER_CHUNK.get(by, 25.0)
+        _, output = self.a.tokens_of(producer.name)
+        reply = output * self.a.calls.get(producer.name, 1)
+        count = max(1.0, reply / per_chunk)
+        self.notes.append(
+            f"chunked edge '{node.name}': '{node.children[1].name}' counted at {count:g} "
+            f"run(s), one per chunk of '{producer.name}'s ~{reply:g}-token reply (about "
+            f"{per_chunk:g} tokens a chunk); chunks={{'{node.name}': n}} sets it"
+        )
+        return count
+
     def iterations(self, node: LoopAgentNode) -> float:
         given = self.a.loop_iterations.get(node.name)
         most = node.max_iterations if isinstance(node.max_iterations, int) else None

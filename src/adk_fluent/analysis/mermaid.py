@@ -2,7 +2,8 @@
 
 Shapes: agents are boxes, state steps parallelograms, routes diamonds, gates hexagons, taps
 flags, map_over subroutine boxes, loops a hexagon head with a repeat edge, fan-out / fallback /
-race a small circle fork and join.
+race a small circle fork and join (a FanOut's join circle names its first_complete and its
+merge), a chunked edge an edge labelled "chunked by sentence".
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ class _Drawing(ir.NodeVisitor[Ends]):
     def __init__(self) -> None:
         self.lines = ["flowchart TD"]
         self.ids: dict[int, str] = {}
+        # nodes drawn without a shape of their own: where data-flow edges they write start
+        self.data_ids: dict[int, str] = {}
 
     def node_id(self, node: ir.Node) -> str:
         if id(node) not in self.ids:
@@ -46,10 +49,12 @@ class _Drawing(ir.NodeVisitor[Ends]):
             for dst in targets:
                 self.lines.append(f"    {src} {arrow} {dst}")
 
-    def fork(self, node: ir.Node, kind: str, arrow: str = "-->") -> Ends:
+    def fork(self, node: ir.Node, kind: str, arrow: str = "-->", joined: str = " ") -> Ends:
         nid = self.node_id(node)
         fork, join = f"{nid}_fork", f"{nid}_join"
-        self.lines += [f"    {fork}(({kind}))", f"    {join}(( ))"]
+        shown = f'"{_quote(joined)}"' if joined.strip() else joined
+        self.lines += [f"    {fork}(({kind}))", f"    {join}(({shown}))"]
+        self.data_ids[id(node)] = join
         for child in node.children:
             c_in, c_out = self.visit(child)
             self.edge([fork], c_in, arrow)
@@ -118,7 +123,25 @@ class _Drawing(ir.NodeVisitor[Ends]):
         return self.chain(node.children)
 
     def visit_parallel_agent(self, node: ir.ParallelAgentNode) -> Ends:
-        return self.fork(node, "parallel")
+        joined = []
+        if node.join is not None:
+            joined.append(str(node.join))
+        if node.merge is not None:
+            merge = node.merge
+            how = "reducer" if merge.mode == "reducer" else merge.mode
+            joined.append(f"merge {how} -> {merge.into}")
+        return self.fork(node, "parallel", joined=", ".join(joined) or " ")
+
+    def visit_chunked_edge(self, node: ir.ChunkedEdgeNode) -> Ends:
+        from adk_fluent.ir.edges import describe_by
+
+        producer, consumer = node.children
+        p_in, p_out = self.visit(producer)
+        c_in, c_out = self.visit(consumer)
+        self.edge(p_out, c_in, f'-- "chunked by {_quote(describe_by(node.by))}" -->')
+        if p_out:  # the chunk key is the producer's reply, cut up
+            self.data_ids[id(node)] = p_out[0]
+        return p_in, c_out
 
     def visit_race(self, node: ir.RaceNode) -> Ends:
         return self.fork(node, "race")
@@ -183,11 +206,13 @@ def to_mermaid(root: ir.Node) -> str:
     for node in root.walk():
         for key in node.writes_keys:
             writers.setdefault(key, []).append(node)
+        merge = node.merge if isinstance(node, ir.ParallelAgentNode) else None
+        if merge is not None:
+            writers.setdefault(merge.into, []).append(node)
     for node in root.walk():
         for key in sorted(node.reads_keys):
             for writer in writers.get(key, []):
-                if writer is not node and id(writer) in drawing.ids and id(node) in drawing.ids:
-                    drawing.lines.append(
-                        f"    {drawing.ids[id(writer)]} -. {key} .-> {drawing.ids[id(node)]}"
-                    )
+                source = drawing.data_ids.get(id(writer)) or drawing.ids.get(id(writer))
+                if writer is not node and source is not None and id(node) in drawing.ids:
+                    drawing.lines.append(f"    {source} -. {key} .-> {drawing.ids[id(node)]}")
     return "\n".join(drawing.lines) + "\n"

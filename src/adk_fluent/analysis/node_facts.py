@@ -34,6 +34,7 @@ KINDS: dict[str, str] = {
     "NativeAgentNode": "native",
     "RemoteAgentNode": "remote_agent",
     "BoundaryNode": "boundary",
+    "ChunkedEdgeNode": "chunked_edge",
 }
 
 

@@ -1,8 +1,8 @@
 """Who speaks to the user: visibility inferred from the topology, with developer overrides.
 
 Rules (docs/visibility.md shows them with examples), read from each node type's traits:
-a node with a successor is `internal`, a node without one is `user`; a sequence gives every
-child but the last a successor; parallel, fallback, race, timeout and route branches inherit their
+a node with a successor is `internal`, a node without one is `user`; a sequence (a chunked
+edge too: its producer has a successor) gives every child but the last a successor; parallel, fallback, race, timeout and route branches inherit their
 parent's; loop and map_over bodies always have one (an iteration is never the answer); state
 steps, taps, routes and loop checks are `zero_cost` (they never speak); a gate speaks to the
 user. `.show()` / `.hide()` / `.transparent()` override, for a whole subtree when set on a
@@ -19,7 +19,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from adk_fluent.ir.nodes import LlmAgentNode, MapOverNode, NativeAgentNode, Node, final_replier
+from adk_fluent.ir.nodes import (
+    ChunkedEdgeNode,
+    LlmAgentNode,
+    MapOverNode,
+    NativeAgentNode,
+    Node,
+    final_replier,
+)
 
 Visibility = Literal["user", "internal", "zero_cost"]
 Mode = Literal["annotated", "filtered"]
@@ -91,13 +98,19 @@ def infer_visibility(root: Node) -> dict[str, Visibility]:
 
 
 def silent_internal_agents(root: Node) -> list[str]:
-    """Internal LLM agents whose reply lands nowhere but history: no output key, and not the
-    agent whose final text a map_over collects. In filtered mode no client sees their text."""
+    """Internal LLM agents whose reply lands nowhere but history: no output key, not the
+    agent whose final text a map_over collects, and not the producer of a chunked edge (its
+    reply reaches the consumer chunk by chunk). In filtered mode no client sees their text."""
     table = infer_visibility_table(root)
     collected = {
         final_replier(node.children[0])
         for node in root.walk()
         if isinstance(node, MapOverNode) and node.children
+    }
+    collected |= {
+        node.children[0].name
+        for node in root.walk()
+        if isinstance(node, ChunkedEdgeNode) and node.children
     }
     return [
         node.name

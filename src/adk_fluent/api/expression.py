@@ -28,16 +28,27 @@ from adk_fluent.adk.native import is_native_agent, native_ir
 from adk_fluent.api.builder import BuilderBase, check_arity, check_name
 from adk_fluent.api.declarations import AgentCallbacks, DeclaresState
 from adk_fluent.api.running import Runnable
-from adk_fluent.errors import BuildError, EmptyCompositeError, describe_value
+from adk_fluent.errors import BuildError, EmptyCompositeError, describe_value, did_you_mean
+from adk_fluent.ir.edges import (
+    CHUNK_UNITS,
+    EDGES,
+    FIRST_COMPLETE,
+    JOINS,
+    MERGE_MODES,
+    FanOutMerge,
+)
 from adk_fluent.ir.names import slug
 from adk_fluent.ir.nodes import (
     BoundaryNode,
+    ChunkedEdgeNode,
     FallbackNode,
+    LlmAgentNode,
     Node,
     TimeoutNode,
     TransformNode,
     UntilNode,
 )
+from adk_fluent.ir.state_keys import check_key
 from adk_fluent.ir.steps import FunctionStep, Step
 
 
@@ -72,6 +83,45 @@ class Expression(BuilderBase, Runnable):
     def timeout(self, seconds: float) -> Timeout:
         """This step under a deadline: cancelled after `seconds`, with an error event saying so."""
         return Timeout(self, seconds)
+
+    def then(
+        self,
+        next_step: Any,
+        *,
+        edge: str = "complete",
+        by: str | int | None = None,
+        key: str | None = None,
+        name: str | None = None,
+    ) -> Expression:
+        """This step, then `next_step`, joined by an edge (docs/streaming.md).
+
+        `edge="complete"` (the default) is `self >> next_step`: the next step starts when this
+        one has finished. `edge="chunked"` starts the next step on this one's partial output:
+        this step (an LLM agent) writes its reply, and each complete chunk of it (`by`
+        "sentence" (the default), "paragraph", "line" or a number of characters, cut at a word
+        boundary) is written to state[`key`] (default "chunk") and `next_step` runs on it
+        (reading e.g. `{chunk}` in its instruction), in chunk order, while this step is still
+        writing. Chunks arrive word by word with `streaming="sse"`; without it, the whole reply
+        is chunked when it ends. `name` names the edge (default `chunked__<a>__<b>`)."""
+        kind = _edge_kind(edge, self.name)
+        try:
+            following = as_step(next_step, "then")
+        except BuildError as error:  # name the step the edge leaves from
+            raise BuildError(
+                error.message, agent=self.name, field="next_step", hint=error.hint
+            ) from None
+        if kind == "complete":
+            for option, value in (("by", by), ("key", key), ("name", name)):
+                if value is not None:
+                    raise BuildError(
+                        f"{option}= applies to a chunked edge, but this edge is complete",
+                        agent=self.name,
+                        field=option,
+                        hint=f"write {self.name}.then(next, edge='chunked', {option}=...), or "
+                        f"drop {option}= (a complete edge is {self.name} >> next).",
+                    )
+            return self >> following
+        return ChunkedEdge(self, following, by="sentence" if by is None else by, key=key, name=name)
 
     def execution_boundary(
         self, service: str | None = None, *, url: str = "", description: str = ""
@@ -301,22 +351,174 @@ class Pipeline(_Composite, DeclaresState, AgentCallbacks, SequentialAgentSetters
 
 
 class FanOut(_Composite, DeclaresState, AgentCallbacks, ParallelAgentSetters):
-    """Run branches concurrently (ADK's ParallelAgent). `a | b` builds one."""
+    """Run branches concurrently (ADK's ParallelAgent). `a | b` builds one.
+
+    `join="first_complete"` (or `.first_complete()`) ends the FanOut when its first branch
+    finishes, cancelling the others; `.merge(...)` stores the branches' outputs in one key.
+    Without either it compiles to ADK's ParallelAgent exactly."""
 
     _ADK_CLASS = "ParallelAgent"
     _PREFIX = "fanout"
     _SPELT_DIFFERENTLY = {
         "sub_agents": "a FanOut's sub-agents are its branches: FanOut(a, b) or a | b.",
+        "gather": "collect the branches' outputs with .merge('dict', into='results').",
+        "first": "end with the first finished branch: .first_complete().",
     }
+    _join: str | None = None  # None: every branch; "first_complete": the first to finish
+    _merge: FanOutMerge | None = None
+
+    def __init__(self, *steps: Any, name: str | None = None, join: str | None = None) -> None:
+        super().__init__(*steps, name=name)
+        if join is not None:
+            self._join = _join_kind(join, self._name)
+
+    def first_complete(self) -> Self:
+        """End the FanOut when its first branch finishes: the others are cancelled (and
+        awaited) and the pipeline goes on. Branches run live on the session, as in any FanOut,
+        so what a cancelled branch already stored stays (unlike race(), whose alternatives run
+        on private copies and leave nothing). A branch that raises does not finish; if all
+        raise, the last error is raised. A branch holding a gate is refused at build."""
+        return self._copy(_join=FIRST_COMPLETE)
+
+    def merge(
+        self,
+        how: str | Callable[[dict[str, Any]], Any],
+        *,
+        into: str | None = None,
+        separator: str | None = None,
+    ) -> Self:
+        """Store the branches' outputs at state[`into`] after they end (one state delta).
+
+        `how` is "dict" ({branch name: output}), "concat" (the outputs as text in branch
+        order, joined by `separator`, default a blank line) or a function of that dict whose
+        return value is stored. A branch's output is the value of its `.outputs()` key when it
+        has one, else its final reply text (None / left out when it has neither). With
+        `.first_complete()`, only the branch that finished is merged."""
+        where = self._name
+        if self._merge is not None:
+            raise BuildError(
+                f"FanOut '{where}' already has {self._merge.describe()}",
+                agent=where,
+                field="merge",
+                hint="a FanOut merges once: keep one .merge(...); to store two views, merge "
+                "with a function and derive the second with S.compute(...) after it.",
+            )
+        if into is None:
+            raise BuildError(
+                ".merge() needs into=, the state key to store the merged outputs at",
+                agent=where,
+                field="into",
+                hint=f".merge({how!r}, into='results')"
+                if isinstance(how, str)
+                else ".merge(fn, into='best').",
+            )
+        check_key(
+            into,
+            ".merge(into=...)",
+            agent=where,
+            field="into",
+            hint="name the key the merged outputs go to, e.g. .merge('dict', into='results').",
+        )
+        if isinstance(how, str):
+            if how not in MERGE_MODES:
+                raise BuildError(
+                    f".merge({how!r}) is not a merge mode",
+                    agent=where,
+                    field="merge",
+                    hint=did_you_mean(how, MERGE_MODES)
+                    or "use 'dict', 'concat', or a function of {branch name: output}.",
+                )
+            if separator is not None and how != "concat":
+                raise BuildError(
+                    f"separator= applies to .merge('concat'), not .merge({how!r})",
+                    agent=where,
+                    field="separator",
+                    hint="drop separator=, or merge with 'concat'.",
+                )
+            if separator is not None and not isinstance(separator, str):
+                raise BuildError(
+                    f"separator= must be text, got {describe_value(separator)}",
+                    agent=where,
+                    field="separator",
+                    hint="e.g. .merge('concat', into='report', separator=' | ').",
+                )
+            record = FanOutMerge(how, into, "\n\n" if separator is None else separator)
+        else:
+            if not callable(how) or isinstance(how, type):
+                raise BuildError(
+                    f".merge() takes 'dict', 'concat' or a function, not {describe_value(how)}",
+                    agent=where,
+                    field="merge",
+                    hint="e.g. .merge(lambda outputs: max(outputs.values(), key=len), into='best').",
+                )
+            check_arity(
+                how,
+                1,
+                what="a merge reducer",
+                agent=where,
+                field="merge",
+                hint="the reducer takes one dict {branch name: output}: "
+                "def best(outputs): return max(outputs.values(), key=len).",
+            )
+            if separator is not None:
+                raise BuildError(
+                    "separator= applies to .merge('concat'), not to a reducer",
+                    agent=where,
+                    field="separator",
+                    hint="drop separator=; the reducer decides how to combine the outputs.",
+                )
+            record = FanOutMerge("reducer", into, reducer=how)
+        return self._copy(_merge=record)
 
     def _build_ir(self) -> ParallelAgentNode:
+        extra: dict[str, Any] = {}
+        if self._join is not None:
+            extra["join"] = self._join
+        if self._merge is not None:
+            extra["merge"] = self._merge
         return ParallelAgentNode(
             name=self._name,
             **self._fields,
             **self._declared_fields(),
+            **extra,
             children=self._child_irs(),
             visibility=self._visibility,
         )
+
+
+def _edge_kind(edge: Any, agent: str) -> str:
+    """`edge` if `.then()` knows it, else a BuildError with a did-you-mean."""
+    if isinstance(edge, str) and edge in EDGES:
+        return edge
+    if edge == FIRST_COMPLETE:
+        raise BuildError(
+            "first_complete is how a FanOut ends, not an edge between two steps",
+            agent=agent,
+            field="edge",
+            hint="write FanOut(a, b).first_complete() (or FanOut(a, b, join='first_complete')).",
+        )
+    hint = did_you_mean(edge, EDGES) if isinstance(edge, str) else None
+    raise BuildError(
+        f".then(edge={describe_value(edge)}) is not an edge",
+        agent=agent,
+        field="edge",
+        hint=hint or "use edge='complete' (the default, like >>) or edge='chunked'.",
+    )
+
+
+def _join_kind(join: Any, agent: str | None) -> str | None:
+    """A FanOut's join: None for "complete" (every branch), else "first_complete"."""
+    if join == "complete":
+        return None
+    if join == FIRST_COMPLETE:
+        return FIRST_COMPLETE
+    hint = did_you_mean(join, JOINS) if isinstance(join, str) else None
+    raise BuildError(
+        f"FanOut(join={describe_value(join)}) is not a join",
+        agent=agent,
+        field="join",
+        hint=hint or "use join='complete' (the default: every branch) or join='first_complete'.",
+    )
 
 
 @dataclass(frozen=True)
@@ -485,13 +687,16 @@ class Fallback(_Composite):
 # -- operators ---------------------------------------------------------------------------------
 def _flatten(kind: type[_Composite], value: Expression) -> tuple[Expression, ...]:
     """The steps of an anonymous composite of the same kind (`a >> b >> c` is one Pipeline);
-    a composite with a name, ADK fields, a visibility override or middleware stays a unit."""
+    a composite with a name, ADK fields, a visibility override, middleware, a join or a merge
+    stays a unit."""
     if (
         type(value) is kind
         and not value._named  # type: ignore[attr-defined]
         and not value._fields
         and value._visibility is None
         and not value._middleware
+        and getattr(value, "_join", None) is None
+        and getattr(value, "_merge", None) is None
     ):
         return value.steps  # type: ignore[attr-defined, no-any-return]
     return (value,)
@@ -594,3 +799,80 @@ class Boundary(Expression):
             children=(self._body.to_ir(),),
             visibility=self._visibility,
         )
+
+
+class ChunkedEdge(Expression):
+    """`producer.then(consumer, edge="chunked", ...)`; see `Expression.then`."""
+
+    def __init__(
+        self,
+        producer: Any,
+        consumer: Any,
+        *,
+        by: str | int = "sentence",
+        key: str | None = "chunk",
+        name: str | None = None,
+    ) -> None:
+        first = as_step(producer, "then")
+        second = as_step(consumer, "then")
+        where = first.name
+        if not isinstance(first.to_ir(), LlmAgentNode):
+            raise BuildError(
+                f"a chunked edge streams an LLM agent's reply, but '{where}' is a "
+                f"{type(first).__name__}",
+                agent=where,
+                field="edge",
+                hint="put the chunked edge after the agent that writes: "
+                "a >> writer.then(speaker, edge='chunked'), not (a >> writer).then(...).",
+            )
+        self._by = _chunk_by(by, where)
+        key = "chunk" if key is None else key
+        check_key(
+            key,
+            "a chunked edge's key=",
+            agent=where,
+            field="key",
+            hint="the state key each chunk is written to, e.g. key='chunk', read as {chunk} "
+            "by the next step.",
+        )
+        if name is not None:
+            check_name(name, "edge")
+        super().__init__(name or _auto_name("chunked", (first, second)))
+        self._producer, self._consumer, self._key = first, second, key
+
+    def named(self, name: str) -> Self:
+        """Rename the edge (names show in events and diagrams)."""
+        check_name(name, "edge")
+        return self._copy(_name=name)
+
+    def _build_ir(self) -> ChunkedEdgeNode:
+        return ChunkedEdgeNode(
+            name=self._name,
+            by=self._by,
+            key=self._key,
+            children=(self._producer.to_ir(), self._consumer.to_ir()),
+            writes_keys=frozenset({self._key}),
+            visibility=self._visibility,
+        )
+
+
+def _chunk_by(by: Any, agent: str) -> str | int:
+    """`by` if a chunked edge can cut text by it, else a BuildError naming what it can."""
+    if isinstance(by, str) and by in CHUNK_UNITS:
+        return by
+    if isinstance(by, int) and not isinstance(by, bool):
+        if by >= 1:
+            return by
+        raise BuildError(
+            f"a chunked edge's by={by} would make empty chunks",
+            agent=agent,
+            field="by",
+            hint="give a positive number of characters, e.g. by=200, or by='sentence'.",
+        )
+    hint = did_you_mean(by, CHUNK_UNITS) if isinstance(by, str) else None
+    raise BuildError(
+        f"a chunked edge cannot cut text by {describe_value(by)}",
+        agent=agent,
+        field="by",
+        hint=hint or "use by='sentence', 'paragraph', 'line' or a number of characters (by=200).",
+    )

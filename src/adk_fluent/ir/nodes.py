@@ -27,6 +27,7 @@ __all__ = [
     "CONTROL_NODE_TYPES",
     "AgentToolSpec",
     "BoundaryNode",
+    "ChunkedEdgeNode",
     "DEFAULT_APPROVE_WORDS",
     "DEFAULT_REJECT_WORDS",
     "NODE_TYPE_NAMES",
@@ -232,6 +233,22 @@ class BoundaryNode(Node):
     description: str = ""
 
 
+class ChunkedEdgeNode(Node):
+    """`producer.then(consumer, edge="chunked")`: children are (producer, consumer). The
+    consumer runs once per chunk of the producer's reply, while the producer is still writing:
+    each chunk (cut `by` "sentence", "paragraph", "line" or a number of characters) is written
+    to state[`key`] before the consumer runs on it. The consumer's output key ends holding its
+    per-chunk outputs joined (ir/edges.py `join_outputs`); `key` is cleared when done.
+
+    A sequence of two: the producer has a successor (it is internal), the consumer takes the
+    edge's own place."""
+
+    SPEAKS: ClassVar[Speaks] = "never"
+    CHILDREN: ClassVar[Children] = "sequence"
+    by: Any = "sentence"  # a CHUNK_UNITS name or a positive number of characters
+    key: str = "chunk"
+
+
 @dataclass(frozen=True)
 class AgentToolSpec:
     """An agent an LLM agent calls as a tool (ADK's AgentTool), in the agent's `tools` field.
@@ -277,6 +294,10 @@ def body_output_key(node: Node) -> str | None:
     trailing `S.transform` of that key changes what is collected."""
     if isinstance(node, LlmAgentNode):
         return node.output_key if isinstance(node.output_key, str) else None
+    merge = node.merge if isinstance(node, ParallelAgentNode) else None
+    if merge is not None:  # a merged FanOut's output is what it merged
+        into: str = merge.into
+        return into
     children = node.children
     if isinstance(node, SequentialAgentNode):
         children = tuple(child for child in children if not child.ZERO_COST)

@@ -6,6 +6,11 @@ node kind with that kind's semantics:
 
 * sequence: in order. parallel: every branch from the same state, concurrently (a branch never
   relies on a sibling's writes); race: alternatives on private copies, the winner's writes stay.
+  A FanOut with first_complete: live branches, one of which finishes (the others are cut off);
+  with a merge: its `into` key is written after the branches.
+* chunked edge: the consumer runs once per chunk (at least once), while the producer is still
+  writing (what the producer writes may not be there yet), with the chunk key set; after the
+  edge both have finished and the chunk key is cleared.
 * route: one branch, or none when no rule matches and there is no `.otherwise()`.
 * fallback: the next alternative runs after the previous one failed part-way.
 * timeout: the body may be cut off at any point. gate: the rest runs in a later turn, so `temp:`
@@ -455,6 +460,9 @@ class Flow(ir.NodeVisitor[Env]):
     def visit_boundary(self, node: ir.BoundaryNode) -> Env:
         env, path, _ = self._at
         return self._seq(node.children, env, path)
+
+    def visit_chunked_edge(self, node: ir.ChunkedEdgeNode) -> Env:
+        return self._chunked(node, *self._at)
 
     def _seq(self, children: tuple[ir.Node, ...], env: Env, path: tuple[str, ...]) -> Env:
         for child in children:
@@ -941,6 +949,10 @@ class Flow(ir.NodeVisitor[Env]):
             elif isinstance(item, ir.MapOverNode):
                 add(item.output_key, f'map_over("{item.list_key}") output', False, maybe)
                 add(item.item_key, f'map_over("{item.list_key}") item', False, maybe)
+            elif isinstance(item, ir.ChunkedEdgeNode):
+                add(item.key, _chunk_via(item), False, maybe, "chunk")
+            if isinstance(item, ir.ParallelAgentNode) and item.merge is not None:
+                add(item.merge.into, _merge_via(item), False, maybe, "merge")
             for unit in self._code_of(item):
                 for write in unit.writes(item.name):
                     add(write.key, write.via, write.delete, maybe or unit.maybe, "code")
@@ -969,8 +981,16 @@ class Flow(ir.NodeVisitor[Env]):
         self._escalates[id(node)] = found
         return found
 
-    def _concurrent(self, node: ir.Node, kind: str, env: Env, path: tuple[str, ...]) -> list[Env]:
-        """Each child from `env`, knowing which keys its siblings write at the same time."""
+    def _concurrent(
+        self,
+        node: ir.Node,
+        kind: str,
+        env: Env,
+        path: tuple[str, ...],
+        conflicts: bool = True,
+    ) -> list[Env]:
+        """Each child from `env`, knowing which keys its siblings write at the same time
+        (`conflicts`: whether two of them writing one key is a conflict)."""
         children = node.children
         writes = [self._subtree_writes(child) for child in children]
         outs = []
@@ -988,7 +1008,7 @@ class Flow(ir.NodeVisitor[Env]):
                 outs.append(self.visit_at(child, env, path))
             finally:
                 self.scopes.pop()
-        if kind == "parallel":
+        if kind == "parallel" and conflicts:
             self._find_conflicts(node, "/".join(path), children, writes)
         return outs
 
@@ -1014,7 +1034,43 @@ class Flow(ir.NodeVisitor[Env]):
     def _parallel(self, node: ir.ParallelAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
         if not node.children:
             return env
-        outs = self._concurrent(node, "parallel", env, path)
+        if node.join is not None:
+            out = self._first_complete(node, env, path)
+        else:
+            out = self._all_branches(node, self._concurrent(node, "parallel", env, path), env)
+        if node.merge is not None:
+            out = out.copy()
+            self._write(
+                out,
+                node,
+                p,
+                Write(
+                    node.merge.into,
+                    _merge_via(node),
+                    node.merge.value_type or UNKNOWN,
+                    kind="merge",
+                ),
+            )
+        return out
+
+    def _first_complete(self, node: ir.ParallelAgentNode, env: Env, path: tuple[str, ...]) -> Env:
+        """Live branches, one of which finishes first and cuts the others off: the state after
+        joins "each one finished first" (what a cut-off branch wrote before may be there too,
+        which that join already allows). Branches that all write one key are the point of it
+        (whichever answers first), so that is no conflict."""
+        self._bounded += 1  # the first to finish ends the others (a loop among them too)
+        try:
+            outs = self._concurrent(node, "parallel", env, path, conflicts=False)
+        finally:
+            self._bounded -= 1
+        ends = [
+            (f"when '{child.name}' finishes first", out)
+            for child, out in zip(node.children, outs, strict=True)
+        ]
+        return join(ends, f"FanOut '{node.name}' (first_complete)")
+
+    def _all_branches(self, node: ir.ParallelAgentNode, outs: list[Env], env: Env) -> Env:
+        """The state after every branch has ended."""
         merged = env.copy()
         for key in dict.fromkeys(k for out in outs for k in out.facts):
             base = env.facts.get(key)
@@ -1050,6 +1106,62 @@ class Flow(ir.NodeVisitor[Env]):
         merged.unseen = unseen
         merged.speakers = frozenset().union(*(out.speakers for out in outs))
         return merged
+
+    def _chunked(self, node: ir.ChunkedEdgeNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+        """The consumer runs on each chunk (at least once) while the producer writes: it starts
+        from the state before the producer or after it (its writes may be there or not), on a
+        branch of its own (the producer's reply reaches it through the chunk key, not in its
+        history). Afterwards both have finished and the chunk key is cleared."""
+        producer, consumer = node.children
+        where = f"chunked edge '{node.name}'"
+        produced = self.visit_at(producer, env, path)
+        during = join(
+            [
+                (f"while '{producer.name}' is still writing", env),
+                (f"after '{producer.name}' finished", produced),
+            ],
+            where,
+        )
+        during.unseen = dict(env.unseen)
+        during.speakers = env.speakers
+        # the consumer's branch hides the producer's reply: its writes reach it as state only
+        for key, fact in during.facts.items():
+            if any(w.text and w.node == producer.name for w in fact.writers):
+                writers = tuple(
+                    replace(w, text=False) if w.node == producer.name else w for w in fact.writers
+                )
+                during.facts[key] = replace(fact, writers=writers)
+        chunk = Write(node.key, _chunk_via(node), str, kind="chunk")
+
+        def one_chunk(state: Env) -> Env:
+            state = state.copy()
+            self._write(state, node, p, chunk)
+            return self.visit_at(consumer, state, path)
+
+        frame = _LoopFrame(f"{where} (its first chunk)", frozenset(self._subtree_writes(consumer)))
+        self.loops.append(frame)
+        try:
+            ends = one_chunk(during)
+            frame.first = False
+            ends, _ = self._iterate(one_chunk, ends, where)
+        finally:
+            self.loops.pop()
+        result = ends.copy()
+        consumer_keys = self._subtree_writes(consumer)
+        for key, fact in produced.facts.items():  # the producer has finished by now
+            if key != node.key and key not in consumer_keys and env.facts.get(key) != fact:
+                result.facts[key] = fact
+        result.opaque = _union(result.opaque, produced.opaque)
+        result.unseen = {k: v for k, v in result.unseen.items() if k != producer.name}
+        for name, item in produced.unseen.items():  # earlier replies the producer did not see
+            if name != producer.name and name in env.unseen:
+                result.unseen.setdefault(name, item)
+        result.speakers = result.speakers | produced.speakers
+        old = result.facts.get(node.key, ABSENT)
+        result.facts[node.key] = Fact(
+            NO, old.writers, _union(old.deleters, (f"{where} (it clears its chunk key when done)",))
+        )
+        return result
 
     def _race(self, node: ir.RaceNode, env: Env, path: tuple[str, ...], p: str) -> Env:
         if not node.children:
@@ -1224,6 +1336,15 @@ class Flow(ir.NodeVisitor[Env]):
             NO, old.writers, _union(old.deleters, (f"{where} (it clears its item key when done)",))
         )
         return result
+
+
+def _chunk_via(node: ir.ChunkedEdgeNode) -> str:
+    producer, consumer = node.children
+    return f'{producer.name}.then({consumer.name}, edge="chunked", key="{node.key}")'
+
+
+def _merge_via(node: ir.ParallelAgentNode) -> str:
+    return f"FanOut '{node.name}'.{node.merge.describe()}"
 
 
 def analyse(root: ir.Node, initial_keys: frozenset[str] = frozenset()) -> DataflowResult:
