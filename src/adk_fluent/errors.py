@@ -165,3 +165,44 @@ class RunError(AdkFluentError, RuntimeError):
         self.message = message
         where = f"step '{author}' " if author else ""
         super().__init__(f"{where}failed ({code}): {message}")
+
+
+class RecordingError(BuildError):
+    """A recording (adk_fluent.replay) that cannot be saved, loaded or used as given: a missing
+    file, another format, a format version this library does not read, a value JSON cannot
+    hold. Names the file or record and the field, and ends with a hint."""
+
+
+class ReplayMismatchError(AdkFluentError, RuntimeError):
+    """A replayed run asked for something the recording does not hold (ReplayerBackend with
+    on_mismatch='error'): a model request that differs from the recorded one, a call beyond the
+    recording, a tool call with other arguments. `agent`, `call` (1-based, per agent) and
+    `difference` say where and what."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        agent: str,
+        call: int,
+        difference: str,
+        kind: str = "model",
+        hint: str | None = None,
+    ) -> None:
+        self.agent = agent
+        self.call = call
+        self.difference = difference
+        self.kind = kind
+        self.hint = hint
+        text = message + (f"\n  hint: {hint}" if hint else "")
+        super().__init__(text)
+
+
+class ReplayedError(AdkFluentError, RuntimeError):
+    """A model or tool call that failed when the recording was made, failing again in a replay:
+    its original type and message are in the text (`original_type`, `original_message`)."""
+
+    def __init__(self, message: str, *, original_type: str, original_message: str) -> None:
+        self.original_type = original_type
+        self.original_message = original_message
+        super().__init__(message)

@@ -23,6 +23,7 @@ ROOMS = {
     "adk_fluent.middleware": 5,  # the built-ins; ir.middleware is the protocol, adk.plugins the plugin
     "adk_fluent.telemetry": 5,  # span enrichment and cost attribution (middleware too)
     "adk_fluent.remote": 5,  # A2A: cards from the IR, serving; RemoteAgent's builder is in api
+    "adk_fluent.replay": 5,  # record and replay: Recorder (middleware), ReplayerBackend, diffs
     "adk_fluent.run": 4,
     "adk_fluent.adk": 3,
     "adk_fluent.analysis": 2,
@@ -36,6 +37,7 @@ ADK_ROOMS = (
     "adk_fluent.middleware",
     "adk_fluent.telemetry",
     "adk_fluent.remote",
+    "adk_fluent.replay",
     "adk_fluent.evaluation",
     "adk_fluent.testing",
 )
