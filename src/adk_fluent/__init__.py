@@ -76,6 +76,9 @@ _EXPORTS = {
     "ReplayerBackend": "replay",
     "diff_events": "replay",
     "EventDiff": "replay",
+    "RecordingError": "errors",
+    "ReplayMismatchError": "errors",
+    "ReplayedError": "errors",
     "AgentDirectory": "api.directory",
     "to_apps": "remote.boundaries",
     "gate": "api.control",
@@ -114,6 +117,16 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "diff_events",
+    "ReplayerBackend",
+    "ReplayedError",
+    "ReplayMismatchError",
+    "RecordingError",
+    "Recording",
+    "Recorder",
+    "Modality",
+    "EventDiff",
+    "ContentSpec",
     "AdkFluentError",
     "AdkFluentWarning",
     "Agent",
@@ -271,6 +284,9 @@ if TYPE_CHECKING:
         EmptyCompositeError,
         EvalError,
         FieldNotInstalledError,
+        RecordingError,
+        ReplayedError,
+        ReplayMismatchError,
         RunError,
         SchemaCompositionError,
         StateFieldError,
@@ -283,6 +299,7 @@ if TYPE_CHECKING:
     from adk_fluent.evaluation.cases import FluentCase, FluentJudge
     from adk_fluent.evaluation.report import FluentEvalReport
     from adk_fluent.evaluation.suite import FluentEvalSuite
+    from adk_fluent.ir.content import ContentSpec, Modality
     from adk_fluent.ir.context_spec import ContextSpec
     from adk_fluent.ir.middleware import Middleware
     from adk_fluent.ir.model_selection import ModelCandidate, ModelSelectorNode
@@ -291,6 +308,7 @@ if TYPE_CHECKING:
     from adk_fluent.ir.state_keys import StateFieldRef
     from adk_fluent.ir.steps import ReadOnlyState
     from adk_fluent.remote.boundaries import to_apps
+    from adk_fluent.replay import EventDiff, Recorder, Recording, ReplayerBackend, diff_events
     from adk_fluent.run.events import AgentEvent, final_text
     from adk_fluent.run.stores import close_session_stores, prepare_session_store
     from adk_fluent.telemetry.cost import cost_attribution

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from adk_fluent.errors import BuildError, did_you_mean
 from adk_fluent.ir.middleware import check_middleware
 
 VisibilityMode = Literal["annotated", "filtered"]
@@ -74,6 +75,14 @@ class ExecutionConfig:
             object.__setattr__(self, "plugins", tuple(self.plugins))
         for item in middleware:
             check_middleware(item, "ExecutionConfig")
+        if self.streaming_mode not in ("none", "sse"):  # "SSE" or "bidi" would not stream
+            raise BuildError(
+                f"ExecutionConfig.streaming_mode must be 'sse' or 'none', not "
+                f"{self.streaming_mode!r}",
+                field="streaming_mode",
+                hint=did_you_mean(str(self.streaming_mode).lower(), ("none", "sse"))
+                or "'sse' streams partial replies; live (bidi) runs are ADK's run_live.",
+            )
 
     def __hash__(self) -> int:  # custom_metadata is a dict: hash what identifies the config
         return hash(

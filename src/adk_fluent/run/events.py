@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from adk_fluent.adk.event_visibility import DEPTH, IS_USER_FACING, VISIBILITY
+from adk_fluent.adk.event_visibility import DEPTH, IS_USER_FACING, MAP_OVER, RACE, VISIBILITY
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,24 @@ class AgentEvent:
     def depth(self) -> int:
         """0 for what speaks to the user, deeper for internal work (show depth 0 for the simplest UI)."""
         return int(self.metadata.get(DEPTH, 0))
+
+    @property
+    def race_contender(self) -> tuple[str, str] | None:
+        """(race name, contender name) for a race contender's partial event, or for an event
+        of the race's winner; None otherwise (docs/streaming.md)."""
+        tag = self.metadata.get(RACE)
+        if not isinstance(tag, dict):
+            return None
+        return str(tag.get("race")), str(tag.get("contender"))
+
+    @property
+    def map_item(self) -> tuple[str, int] | None:
+        """(map_over name, item index) for a partial event of a map_over's item; None
+        otherwise (docs/streaming.md)."""
+        tag = self.metadata.get(MAP_OVER)
+        if not isinstance(tag, dict):
+            return None
+        return str(tag.get("map_over")), int(tag.get("index", 0))
 
     @property
     def is_error(self) -> bool:

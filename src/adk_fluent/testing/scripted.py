@@ -3,6 +3,10 @@
 Every call goes through ADK's own flow (tools, callbacks, state, session services); only the
 model's answers are scripted. Each agent has its own script; a call beyond the script, or a
 script not fully consumed, is a test failure with a message saying which agent and which step.
+
+Streaming (`RunConfig(streaming_mode=SSE)`, `stream(..., streaming="sse")`): a text step is
+answered as one partial response per word and then the whole reply; `streamed(...)` shapes the
+partial stream itself (given chunks, a pause before each, an error part way through).
 """
 
 from __future__ import annotations
@@ -114,6 +118,67 @@ def delay(seconds: float, then: Any) -> Callable[[LlmRequest], Any]:
 
 
 @dataclass(frozen=True)
+class StreamStep:
+    """A script step answered chunk by chunk (`streamed`): the chunks, the pause before each,
+    and an optional error raised after the last chunk instead of the whole reply."""
+
+    chunks: tuple[str, ...]
+    gap: float = 0.0
+    error: BaseException | None = None
+    cancelled: list[float] = field(default_factory=list, compare=False, repr=False)
+
+    @property
+    def text(self) -> str:
+        """The whole reply: the chunks joined."""
+        return "".join(self.chunks)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(repr(chunk) for chunk in self.chunks)
+        return f"streamed({shown}, gap={self.gap:g})"
+
+
+def streamed(*chunks: str, gap: float = 0.0, error: BaseException | None = None) -> StreamStep:
+    """A script step answered in the given chunks: `streamed("Hel", "lo ", "there", gap=0.05)`.
+
+    In a streaming run (SSE) each chunk is a partial response, sent `gap` seconds after the one
+    before (the first `gap` seconds after the call), and then the whole reply (the chunks
+    joined) is the final response, as a real model streams. Without streaming the model waits
+    as long in all (`gap` per chunk) and answers the whole reply. With `error=`, that exception
+    is raised after the last chunk instead of the whole reply (a model failing mid-stream). The
+    waits can be cancelled; the step's `.cancelled` list records the seconds it had left to
+    wait in all at each cancellation."""
+    if not chunks:
+        raise BuildError(
+            "streamed() needs at least one chunk of text",
+            field="chunks",
+            hint='e.g. streamed("Hello ", "there", gap=0.05).',
+        )
+    for index, chunk in enumerate(chunks):
+        if not isinstance(chunk, str) or not chunk:
+            raise BuildError(
+                f"chunk #{index + 1} of streamed() is {describe_value(chunk)}; each chunk is "
+                "non-empty text",
+                field="chunks",
+                hint="pass the chunks one by one: streamed(*chunks)."
+                if isinstance(chunk, list | tuple)
+                else 'e.g. streamed("Hello ", "there"); for a tool call use call(...).',
+            )
+    if isinstance(gap, bool) or not isinstance(gap, int | float) or not gap >= 0:
+        raise BuildError(
+            f"gap must be a number of seconds, 0 or more, not {describe_value(gap)}",
+            field="gap",
+            hint='e.g. streamed("Hello ", "there", gap=0.05).',
+        )
+    if error is not None and not isinstance(error, BaseException):
+        raise BuildError(
+            f"error must be an exception to raise mid-stream, not {describe_value(error)}",
+            field="error",
+            hint='e.g. streamed("Hel", "lo", error=RuntimeError("model down")).',
+        )
+    return StreamStep(tuple(chunks), float(gap), error)
+
+
+@dataclass(frozen=True)
 class UsageStep:
     """A script step answered with given token counts (`with_usage`)."""
 
@@ -180,6 +245,8 @@ def _response_for(step: Any) -> LlmResponse:
         )
     if isinstance(step, str):
         body = step
+    elif isinstance(step, StreamStep):
+        body = step.text
     else:
         body = json.dumps(step)
     return LlmResponse(
@@ -314,7 +381,8 @@ class ScriptedModel(BaseLlm):
     keeps a script per agent and `.for_agent(name)` gives the model to install on that agent
     (`mock_backend` does this for a whole tree). A step is text, a JSON-able value (sent as JSON
     text), `call(tool, **args)`, an `LlmResponse`, an exception to raise, a function of the
-    `LlmRequest` returning any of those, or `repeat(step, ..., times=n)`.
+    `LlmRequest` returning any of those, `streamed(chunk, ..., gap=s)` (text answered in given
+    chunks, paced, in streaming runs) or `repeat(step, ..., times=n)`.
 
     `model=` is the name ADK sees (in every LlmRequest, and where its built-in tools check it).
     The default, "gemini-2.5-flash-scripted", is one ADK's Gemini-only tools (google_search,
@@ -404,19 +472,50 @@ class ScriptedModel(BaseLlm):
                     )
                 }
             )
-        if stream and isinstance(step, str) and step:
+        if isinstance(step, StreamStep):
+            async for partial in _stream_of(step, stream):
+                yield partial
+        elif stream and isinstance(step, str) and step:
             words = step.split(" ")
             for index in range(len(words)):
                 chunk = " ".join(words[index : index + 1]) + (" " if index < len(words) - 1 else "")
-                yield LlmResponse(
-                    content=types.Content(role="model", parts=[types.Part(text=chunk)]),
-                    partial=True,
-                )
+                yield _partial(chunk)
         yield response
+
+
+def _partial(chunk: str) -> LlmResponse:
+    return LlmResponse(
+        content=types.Content(role="model", parts=[types.Part(text=chunk)]), partial=True
+    )
+
+
+async def _stream_of(step: StreamStep, stream: bool) -> AsyncGenerator[LlmResponse, None]:
+    """The partial responses of a `streamed` step (none without streaming, after as long a
+    wait); raises the step's error after the last chunk."""
+    if not stream:
+        await _wait(step, step.gap * len(step.chunks), step.gap * len(step.chunks))
+    else:
+        for index, chunk in enumerate(step.chunks):
+            await _wait(step, step.gap, step.gap * (len(step.chunks) - index))
+            yield _partial(chunk)
+    if step.error is not None:
+        raise step.error
+
+
+async def _wait(step: StreamStep, seconds: float, left: float) -> None:
+    """Sleep (cancellably); a cancellation records the seconds the step had `left` to wait."""
+    if not seconds:
+        return
+    try:
+        await asyncio.sleep(seconds)
+    except asyncio.CancelledError:
+        step.cancelled.append(left)
+        raise
 
 
 ScriptStep = (
     str
+    | StreamStep
     | FunctionCallStep
     | LlmResponse
     | UsageStep

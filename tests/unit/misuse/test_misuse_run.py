@@ -10,7 +10,7 @@ import pytest
 from google.adk.agents.run_config import RunConfig as _RunConfig
 from google.genai import types
 
-from adk_fluent import Agent
+from adk_fluent import Agent, ExecutionConfig
 from adk_fluent.testing import ScriptedModel
 from tests.support.misuse import case, check, ids
 
@@ -59,6 +59,13 @@ CASES = [
     case("run-backend-not-a-backend", _run(backend=object()), "backend", "mock_backend"),
     case("run-run-config-dict", _run(run_config={"max_llm_calls": 3}), "run_config", "RunConfig"),
     case("run-streaming-typo", _run(streaming="sce"), "streaming", "'sse'"),
+    case(
+        "config-streaming-mode-upper-case",
+        lambda: ExecutionConfig(streaming_mode="SSE"),
+        "streaming_mode",
+        "did you mean 'sse'",
+    ),
+    case("config-streaming-mode-bidi", lambda: ExecutionConfig(streaming_mode="bidi"), "run_live"),
     case("run-streaming-bool", _run(streaming=True), "streaming", "'sse' or 'none'"),
     case(
         "run-streaming-and-run-config",

@@ -10,7 +10,12 @@ from typing import Any
 from google.adk.agents.base_agent import BaseAgent
 from google.adk.events.event import Event
 
-from adk_fluent.adk.agents.concurrency import commit_in_order, run_on_private_copy
+from adk_fluent.adk.agents.concurrency import (
+    Relay,
+    commit_in_order,
+    run_on_private_copy,
+    tagged,
+)
 from adk_fluent.adk.agents.halt import halted
 from adk_fluent.adk.agents.steps import (
     failure,
@@ -20,6 +25,7 @@ from adk_fluent.adk.agents.steps import (
     state_of,
     storable_delta,
 )
+from adk_fluent.adk.event_visibility import MAP_OVER
 from adk_fluent.errors import StepFailed
 from adk_fluent.ir.route_rules import matches, normalise_label
 from adk_fluent.ir.steps import STEP_RAISED
@@ -73,6 +79,11 @@ class MapOverAgent(BaseAgent):
     If an item fails (its body raises or a step in it fails), the item key is cleared before
     the run ends, so no stale item is left in the store; with `concurrency > 1` every task is
     cancelled and awaited before this agent returns, however it ends.
+
+    Streaming: each item's partial events reach the client as they are produced (with
+    `concurrency > 1` interleaved across the items running), tagged
+    custom_metadata["adk_fluent.map_over"] = {"map_over": name, "index": item index}; the
+    complete events are committed in item order, as without streaming.
     """
 
     list_key: str
@@ -124,7 +135,12 @@ class MapOverAgent(BaseAgent):
             raise
         yield make_event(ctx, self.name, state_delta=delta)
 
+    def _tag(self, index: int) -> dict[str, Any]:
+        return {"map_over": self.name, "index": index}
+
     def _output_of(self, event: Event, current: Any) -> Any:
+        if event.partial:  # never stored: the item's output is what the store will hold
+            return current
         delta = event.actions.state_delta if event.actions else None
         if self.body_output_key:
             return (
@@ -137,13 +153,13 @@ class MapOverAgent(BaseAgent):
     async def _sequential(
         self, ctx: Any, seeds: list[dict[str, Any]], results: list[Any]
     ) -> AsyncGenerator[Event, None]:
-        for seed in seeds:
+        for index, seed in enumerate(seeds):
             yield make_event(ctx, self.name, state_delta=seed)
             output: Any = None
             async with contextlib.aclosing(self.sub_agents[0].run_async(ctx)) as events:
                 async for event in events:
                     output = self._output_of(event, output)
-                    yield event
+                    yield tagged(event, MAP_OVER, self._tag(index)) if event.partial else event
             if halted(ctx):
                 return
             results.append(output)
@@ -152,17 +168,20 @@ class MapOverAgent(BaseAgent):
         self, ctx: Any, seeds: list[dict[str, Any]], results: list[Any]
     ) -> AsyncGenerator[Event, None]:
         """Up to `concurrency` items at once, each on a private copy of the session; their events
-        are committed to the real session in item order as soon as every earlier item is done.
-        When an item fails, its events (ending with its error event) are committed at once and
-        every other item is dropped: the run ends there."""
+        are committed to the real session in item order as soon as every earlier item is done,
+        and their partial events (streaming) reach the client as they come, from every item
+        running. When an item fails, its events (ending with its error event) are committed at
+        once and every other item is dropped: the run ends there."""
         limit = asyncio.Semaphore(self.concurrency)
         failed: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        relay = Relay()
 
         async def one(index: int, seed: dict[str, Any]) -> list[Event]:
             async with limit:
                 if failed.done():
                     return []
-                events = await run_on_private_copy(self.sub_agents[0], ctx, seed)
+                forward = relay.forward(MAP_OVER, self._tag(index))
+                events = await run_on_private_copy(self.sub_agents[0], ctx, seed, forward)
             if not failed.done() and any(e.error_code for e in events):
                 failed.set_result(index)
             return events
@@ -170,8 +189,8 @@ class MapOverAgent(BaseAgent):
         tasks = [asyncio.create_task(one(i, seed)) for i, seed in enumerate(seeds)]
         try:
             for seed, task in zip(seeds, tasks, strict=True):
-                either: list[asyncio.Future[Any]] = [task, failed]
-                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+                while (partial := await relay.next(task, failed)) is not None:
+                    yield partial
                 if failed.done():
                     index = failed.result()
                     events = await tasks[index]
@@ -189,6 +208,7 @@ class MapOverAgent(BaseAgent):
                     return
                 results.append(output)
         finally:
+            relay.close()
             failed.cancel()
             for task in tasks:
                 task.cancel()
