@@ -127,7 +127,7 @@ def build_app(
     from adk_fluent.adk.plugins.halt import HaltPlugin
 
     # HaltPlugin first: a failed step or a waiting gate stops the agents after it, wherever
-    # they sit (adk/agents/halt.py). Middleware next, with the visibility plugin as the last
+    # they sit (adk/custom_agents/halt.py). Middleware next, with the visibility plugin as the last
     # stage of its chain (adk/plugins/middleware.py says why), then the user's own plugins.
     plugins: list[Any] = [HaltPlugin(), *_middleware_and(visibility, root, compiler, config)]
     plugins.extend(config.plugins)

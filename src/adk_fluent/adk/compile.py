@@ -360,7 +360,7 @@ class Compiler(ir.NodeVisitor[Any]):
 
     def visit_remote_agent(self, node: ir.RemoteAgentNode) -> Any:
         try:
-            from adk_fluent.adk.agents.remote import FluentRemoteAgent
+            from adk_fluent.adk.custom_agents.remote import FluentRemoteAgent
         except ImportError as error:
             raise BuildError(
                 f"RemoteAgent needs ADK's A2A support, which failed to import ({error})",
@@ -394,7 +394,7 @@ class Compiler(ir.NodeVisitor[Any]):
     def visit_sequential_agent(self, node: ir.SequentialAgentNode) -> Any:
         if not _gates_in(node):
             return self._adk_agent(node)
-        from adk_fluent.adk.agents.gates import GatedSequenceAgent
+        from adk_fluent.adk.custom_agents.gates import GatedSequenceAgent
 
         return self._adk_agent(node, GatedSequenceAgent)
 
@@ -403,7 +403,7 @@ class Compiler(ir.NodeVisitor[Any]):
             return self._fanout(node)
         if not _gates_in(node):
             return self._adk_agent(node)
-        from adk_fluent.adk.agents.gates import GatedParallelAgent
+        from adk_fluent.adk.custom_agents.gates import GatedParallelAgent
 
         return self._adk_agent(node, GatedParallelAgent)
 
@@ -412,7 +412,7 @@ class Compiler(ir.NodeVisitor[Any]):
         try:
             if not _gates_in(node):
                 return self._adk_agent(node)
-            from adk_fluent.adk.agents.gates import GatedLoopAgent
+            from adk_fluent.adk.custom_agents.gates import GatedLoopAgent
 
             self.loops.append(node.name)
             try:
@@ -424,7 +424,7 @@ class Compiler(ir.NodeVisitor[Any]):
 
     def _fanout(self, node: ir.ParallelAgentNode) -> Any:
         """A FanOut that merges its outputs or ends with its first finished branch."""
-        from adk_fluent.adk.agents.fanout import FanOutAgent
+        from adk_fluent.adk.custom_agents.fanout import FanOutAgent
 
         _refuse_gates(node, node.children, "first_complete" if node.join else "merge")
         extra = {
@@ -437,7 +437,7 @@ class Compiler(ir.NodeVisitor[Any]):
 
     # -- adk-fluent's own nodes ----------------------------------------------------------------
     def visit_chunked_edge(self, node: ir.ChunkedEdgeNode) -> Any:
-        from adk_fluent.adk.agents.chunked import ChunkedEdgeAgent
+        from adk_fluent.adk.custom_agents.chunked import ChunkedEdgeAgent
 
         _refuse_gates(node, node.children, "chunked edge")
         producer, consumer = node.children
@@ -450,13 +450,13 @@ class Compiler(ir.NodeVisitor[Any]):
         )
 
     def visit_fallback(self, node: ir.FallbackNode) -> Any:
-        from adk_fluent.adk.agents.steps import FallbackAgent
+        from adk_fluent.adk.custom_agents.steps import FallbackAgent
 
         _refuse_gates(node, node.children, "fallback")
         return FallbackAgent(name=node.name, sub_agents=self.children(node))
 
     def visit_until(self, node: ir.UntilNode) -> Any:
-        from adk_fluent.adk.agents.steps import UntilCheckAgent
+        from adk_fluent.adk.custom_agents.steps import UntilCheckAgent
 
         if not self.loop_depth:
             raise BuildError(
@@ -470,17 +470,17 @@ class Compiler(ir.NodeVisitor[Any]):
         return UntilCheckAgent(name=self.unique(node.name), predicate=node.predicate)
 
     def visit_transform(self, node: ir.TransformNode) -> Any:
-        from adk_fluent.adk.agents.steps import StateStepAgent
+        from adk_fluent.adk.custom_agents.steps import StateStepAgent
 
         return StateStepAgent(name=self.unique(node.name), step=node.step)
 
     def visit_tap(self, node: ir.TapNode) -> Any:
-        from adk_fluent.adk.agents.steps import TapAgent
+        from adk_fluent.adk.custom_agents.steps import TapAgent
 
         return TapAgent(name=self.unique(node.name), fn=node.fn)
 
     def visit_route(self, node: ir.RouteNode) -> Any:
-        from adk_fluent.adk.agents.flow import RouteAgent
+        from adk_fluent.adk.custom_agents.flow import RouteAgent
 
         fields: dict[str, Any] = {
             "name": node.name,
@@ -493,12 +493,12 @@ class Compiler(ir.NodeVisitor[Any]):
         branch_gates = tuple(_gates_in(child) for child in node.children)
         if not any(branch_gates):
             return RouteAgent(**fields)
-        from adk_fluent.adk.agents.gates import GatedRouteAgent
+        from adk_fluent.adk.custom_agents.gates import GatedRouteAgent
 
         return GatedRouteAgent(**fields, branch_gates=branch_gates)
 
     def visit_map_over(self, node: ir.MapOverNode) -> Any:
-        from adk_fluent.adk.agents.flow import MapOverAgent
+        from adk_fluent.adk.custom_agents.flow import MapOverAgent
 
         _refuse_gates(node, node.children, "map_over")
         return MapOverAgent(
@@ -512,7 +512,7 @@ class Compiler(ir.NodeVisitor[Any]):
         )
 
     def visit_gate(self, node: ir.GateNode) -> Any:
-        from adk_fluent.adk.agents.gates import APPROVE_WORDS, REJECT_WORDS, GateAgent
+        from adk_fluent.adk.custom_agents.gates import APPROVE_WORDS, REJECT_WORDS, GateAgent
 
         approve = node.approve_words or APPROVE_WORDS
         reject = node.reject_words or REJECT_WORDS
@@ -530,13 +530,13 @@ class Compiler(ir.NodeVisitor[Any]):
         )
 
     def visit_timeout(self, node: ir.TimeoutNode) -> Any:
-        from adk_fluent.adk.agents.concurrency import TimeoutAgent
+        from adk_fluent.adk.custom_agents.concurrency import TimeoutAgent
 
         _refuse_gates(node, node.children, "timeout")
         return TimeoutAgent(name=node.name, seconds=node.seconds, sub_agents=self.children(node))
 
     def visit_race(self, node: ir.RaceNode) -> Any:
-        from adk_fluent.adk.agents.concurrency import RaceAgent
+        from adk_fluent.adk.custom_agents.concurrency import RaceAgent
 
         _refuse_gates(node, node.children, "race")
         return RaceAgent(name=node.name, sub_agents=self.children(node))

@@ -7,7 +7,7 @@ also `merge` its branches' outputs into one state key.
 
 This module holds the pure halves: the records the IR keeps (`FanOutMerge`), the vocabulary
 (`EDGES`, `JOINS`, `MERGE_MODES`, `CHUNK_UNITS`) and how text is cut into chunks (`Chunker`).
-The agents that run them are in adk/agents/chunked.py and adk/agents/fanout.py.
+The agents that run them are in adk/custom_agents/chunked.py and adk/custom_agents/fanout.py.
 """
 
 from __future__ import annotations

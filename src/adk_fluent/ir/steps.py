@@ -13,7 +13,7 @@ reads it as missing (`_missing`).
 
 A step that cannot do its work raises `StepFailed` (a StateStepError with a stable `code`); the
 ADK agent that runs it turns that, and any exception from a user's function, into one error
-event that ends the run (adk/agents/steps.py). Constants are written as fresh copies each run,
+event that ends the run (adk/custom_agents/steps.py). Constants are written as fresh copies each run,
 and every value a step writes is checked against `ir/values.py` before anything is written.
 """
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from google.adk.models.llm_response import LlmResponse
 
-from adk_fluent.adk.agents.halt import halt
 from adk_fluent.adk.compat import invocation_of
+from adk_fluent.adk.custom_agents.halt import halt
 
 METADATA_PREFIX = "adk_fluent."  # custom_metadata keys of middleware: adk_fluent.<middleware>
 
@@ -30,7 +30,7 @@ def mark(response: Any, key: str, value: Any) -> Any:
 
 
 def stop_run(callback_context: Any) -> None:
-    """No agent that has not started yet runs in this invocation (adk/agents/halt.py)."""
+    """No agent that has not started yet runs in this invocation (adk/custom_agents/halt.py)."""
     ctx = invocation_of(callback_context)
     if ctx is not None:
         halt(ctx, "failed")

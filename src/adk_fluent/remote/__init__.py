@@ -10,7 +10,7 @@
   `write_agent_folders` writes the parts as ADK agent folders (adk api_server / deploy).
 
 `RemoteAgent` (the client step) is a builder in `api.remote`; its compiled agent is in
-`adk.agents.remote`. This room sits above `run` (it compiles through the engine) and below the
+`adk.custom_agents.remote`. This room sits above `run` (it compiles through the engine) and below the
 builders' room and the CLI.
 """
 

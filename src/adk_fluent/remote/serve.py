@@ -5,7 +5,7 @@
 
 The App is the one `pipeline.to_app(config)` gives (visibility, middleware, the config's
 plugins), under a root that stores the state keys a caller sent and sends back the keys the
-pipeline writes (adk/agents/remote.py). The card is made from the IR (remote/cards.py). Sessions
+pipeline writes (adk/custom_agents/remote.py). The card is made from the IR (remote/cards.py). Sessions
 live in `session_store` ("memory", "sqlite:///file.db", "postgresql+asyncpg://..."); several
 replicas over one PostgreSQL serve the same sessions.
 """
@@ -53,7 +53,7 @@ def served_app(
     declared state across the A2A boundary: the keys of `interface` (by default the
     pipeline's own, `state_interface`; `to_apps()` gives a boundary's)."""
     try:
-        from adk_fluent.adk.agents.remote import ServedRootAgent
+        from adk_fluent.adk.custom_agents.remote import ServedRootAgent
     except ImportError as error:
         raise BuildError(
             f"serving over A2A needs ADK's A2A support, which failed to import ({error})",

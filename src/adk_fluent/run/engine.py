@@ -213,7 +213,7 @@ class Engine:
         run_config: Any,
         streaming: str | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
-        from adk_fluent.adk.agents.handoff import handed_over
+        from adk_fluent.adk.custom_agents.handoff import handed_over
         from adk_fluent.adk.event_visibility import for_client
 
         bound = self._bind(*binding)
@@ -227,7 +227,7 @@ class Engine:
             else:  # one turn per session at a time (stores.session_turn says why)
                 await held.enter_async_context(session_turn(service, app_name, user_id, session_id))
                 await ensure_session(service, app_name, user_id, session_id)
-            # ADK's stream in a task of its own (adk/agents/handoff.py): ADK opens tracing
+            # ADK's stream in a task of its own (adk/custom_agents/handoff.py): ADK opens tracing
             # context tokens inside its generator, and a caller that breaks out of `stream()`
             # would leave it to be closed later by the garbage collector in another context
             # ("created in a different Context"); in its own task it opens and closes in one.

@@ -78,6 +78,15 @@ class AgentEvent:
         return str(tag.get("map_over")), int(tag.get("index", 0))
 
     @property
+    def media(self) -> tuple[Any, ...]:
+        """The event's images, audio, video and files, as the google.genai Parts that carry
+        them (`part.inline_data` bytes and mime type, or `part.file_data` a URI)."""
+        content = getattr(self.raw, "content", None)
+        if content is None or not content.parts:
+            return ()
+        return tuple(p for p in content.parts if p.inline_data or p.file_data)
+
+    @property
     def is_error(self) -> bool:
         """True for an error event: a failed step (docs/errors.md) or an error ADK reported."""
         return self.error_code is not None or self.error_message is not None

@@ -109,6 +109,8 @@ async def test_sse_streaming_carries_the_final_replys_media_to_the_client_and_th
 
     finals = [e for e in events if e.author == "painter" and not e.is_partial]
     assert [media(e.raw.content.parts) for e in finals] == [[item(AGENT_IMAGE)]]
+    assert [media(e.media) for e in finals] == [[item(AGENT_IMAGE)]]  # AgentEvent.media
+    assert [e.media for e in events if e.author == "viewer"] == [(), (), ()]  # partials too
     assert request_media(backend.requests["viewer"][0]) == [*USER_MEDIA, item(AGENT_IMAGE)]
 
 

@@ -29,15 +29,20 @@ from adk_fluent import (
     tap,
     until,
 )
-from adk_fluent.adk.agents.concurrency import RaceAgent, TimeoutAgent
-from adk_fluent.adk.agents.flow import MapOverAgent, RouteAgent
-from adk_fluent.adk.agents.gates import (
+from adk_fluent.adk.custom_agents.concurrency import RaceAgent, TimeoutAgent
+from adk_fluent.adk.custom_agents.flow import MapOverAgent, RouteAgent
+from adk_fluent.adk.custom_agents.gates import (
     GateAgent,
     GatedLoopAgent,
     GatedParallelAgent,
     GatedSequenceAgent,
 )
-from adk_fluent.adk.agents.steps import FallbackAgent, StateStepAgent, TapAgent, UntilCheckAgent
+from adk_fluent.adk.custom_agents.steps import (
+    FallbackAgent,
+    StateStepAgent,
+    TapAgent,
+    UntilCheckAgent,
+)
 from adk_fluent.api.expression import Timeout, function_step
 from adk_fluent.ir.nodes import (
     UNSET,

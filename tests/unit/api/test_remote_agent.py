@@ -94,8 +94,8 @@ def test_it_composes_with_every_operator(expression, kind):
 def test_it_builds_to_adk_fluents_remote_a2a_agent_in_place():
     from google.adk.agents import SequentialAgent
 
-    from adk_fluent.adk.agents.remote import FluentRemoteAgent
     from adk_fluent.adk.compat import remote_a2a_agent_class
+    from adk_fluent.adk.custom_agents.remote import FluentRemoteAgent
 
     native = (Agent("a").outputs("topic") >> payments() >> Agent("b")).build()
     assert isinstance(native, SequentialAgent)

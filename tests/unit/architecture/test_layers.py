@@ -193,7 +193,7 @@ def test_the_scan_sees_the_rooms():
     assert "adk_fluent.ir.nodes" in modules and "adk_fluent_generated.visitor" in modules
     assert any(
         edge.importer == "adk_fluent.adk.compile"
-        and edge.imported == "adk_fluent.adk.agents.flow"
+        and edge.imported == "adk_fluent.adk.custom_agents.flow"
         and edge.lazy
         for edge in all_imports()
     ), "the scan lost function-level imports"

@@ -5,9 +5,9 @@ compile to, visibility, mermaid, the data flow and the cost estimate."""
 from __future__ import annotations
 
 from adk_fluent import Agent, FanOut, S, check_contracts
-from adk_fluent.adk.agents.chunked import ChunkedEdgeAgent
-from adk_fluent.adk.agents.fanout import FanOutAgent
 from adk_fluent.adk.compat import installed_class
+from adk_fluent.adk.custom_agents.chunked import ChunkedEdgeAgent
+from adk_fluent.adk.custom_agents.fanout import FanOutAgent
 from adk_fluent.analysis.cost import TrafficAssumptions, estimate_cost
 from adk_fluent.analysis.node_facts import node_facts
 from adk_fluent.analysis.visibility import infer_visibility, silent_internal_agents

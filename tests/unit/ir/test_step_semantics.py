@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 
 from adk_fluent import C, S
-from adk_fluent.adk.agents.halt import release
-from adk_fluent.adk.agents.steps import StateStepAgent
+from adk_fluent.adk.custom_agents.halt import release
+from adk_fluent.adk.custom_agents.steps import StateStepAgent
 from adk_fluent.api.state_steps import function_step
 from adk_fluent.errors import StepFailed
 from adk_fluent.ir.effects import Read, StepEffects, Write

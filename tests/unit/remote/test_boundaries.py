@@ -15,7 +15,7 @@ import json
 import pytest
 
 from adk_fluent import Agent, S, gate
-from adk_fluent.adk.agents.remote import FluentRemoteAgent, ServedRootAgent
+from adk_fluent.adk.custom_agents.remote import FluentRemoteAgent, ServedRootAgent
 from adk_fluent.analysis.mermaid import to_mermaid
 from adk_fluent.errors import BuildError
 from adk_fluent.ir.nodes import AgentToolSpec, BoundaryNode, RemoteAgentNode

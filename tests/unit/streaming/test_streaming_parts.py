@@ -11,7 +11,7 @@ from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
 from adk_fluent import AgentEvent
-from adk_fluent.adk.agents.concurrency import Relay, tagged
+from adk_fluent.adk.custom_agents.concurrency import Relay, tagged
 from adk_fluent.adk.event_visibility import MAP_OVER, RACE
 from adk_fluent.testing import ScriptedModel, repeat, streamed, with_usage
 

@@ -1,5 +1,5 @@
 """HaltPlugin: stops every agent of an invocation that a failed step or a waiting gate ended
-(see adk/agents/halt.py for why this cannot be ADK's `end_invocation` alone)."""
+(see adk/custom_agents/halt.py for why this cannot be ADK's `end_invocation` alone)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 
 from google.adk.plugins.base_plugin import BasePlugin
 
-from adk_fluent.adk.agents.halt import halted, release
 from adk_fluent.adk.compat import invocation_of
+from adk_fluent.adk.custom_agents.halt import halted, release
 
 
 class HaltPlugin(BasePlugin):

@@ -27,9 +27,9 @@ from typing import Any
 from google.adk.agents.base_agent import BaseAgent
 from google.adk.events.event import Event
 
-from adk_fluent.adk.agents.halt import halted
-from adk_fluent.adk.agents.handoff import handed_over
-from adk_fluent.adk.agents.steps import failure, make_event, raised, storable_delta
+from adk_fluent.adk.custom_agents.halt import halted
+from adk_fluent.adk.custom_agents.handoff import handed_over
+from adk_fluent.adk.custom_agents.steps import failure, make_event, raised, storable_delta
 from adk_fluent.errors import StepFailed
 from adk_fluent.ir.edges import FIRST_COMPLETE
 from adk_fluent.ir.steps import LOGGER_NAME

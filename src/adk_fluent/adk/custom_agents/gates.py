@@ -33,10 +33,10 @@ from typing import Any, Literal
 from google.adk.agents.base_agent import BaseAgent
 from google.adk.events.event import Event
 
-from adk_fluent.adk.agents.flow import RouteAgent
-from adk_fluent.adk.agents.halt import halt, halted
-from adk_fluent.adk.agents.handoff import handed_over
-from adk_fluent.adk.agents.steps import failure, make_event, raised, state_of, user_text
+from adk_fluent.adk.custom_agents.flow import RouteAgent
+from adk_fluent.adk.custom_agents.halt import halt, halted
+from adk_fluent.adk.custom_agents.handoff import handed_over
+from adk_fluent.adk.custom_agents.steps import failure, make_event, raised, state_of, user_text
 from adk_fluent.ir.nodes import DEFAULT_APPROVE_WORDS, DEFAULT_REJECT_WORDS
 from adk_fluent.ir.state_keys import gate_resume_key
 from adk_fluent.ir.steps import STEP_RAISED, ReadOnlyState

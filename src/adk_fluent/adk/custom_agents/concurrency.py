@@ -13,9 +13,9 @@ from typing import Any
 from google.adk.agents.base_agent import BaseAgent
 from google.adk.events.event import Event
 
-from adk_fluent.adk.agents.halt import halted
-from adk_fluent.adk.agents.handoff import DeadlinePassed, handed_over
-from adk_fluent.adk.agents.steps import failure
+from adk_fluent.adk.custom_agents.halt import halted
+from adk_fluent.adk.custom_agents.handoff import DeadlinePassed, handed_over
+from adk_fluent.adk.custom_agents.steps import failure
 from adk_fluent.adk.event_visibility import RACE
 from adk_fluent.ir.values import fresh
 

@@ -10,14 +10,14 @@ from typing import Any
 from google.adk.agents.base_agent import BaseAgent
 from google.adk.events.event import Event
 
-from adk_fluent.adk.agents.concurrency import (
+from adk_fluent.adk.custom_agents.concurrency import (
     Relay,
     commit_in_order,
     run_on_private_copy,
     tagged,
 )
-from adk_fluent.adk.agents.halt import halted
-from adk_fluent.adk.agents.steps import (
+from adk_fluent.adk.custom_agents.halt import halted
+from adk_fluent.adk.custom_agents.steps import (
     failure,
     make_event,
     raised,

@@ -16,7 +16,7 @@ from google.adk.events.event import Event
 from google.adk.events.event_actions import EventActions
 from google.genai import types
 
-from adk_fluent.adk.agents.halt import halt, halted, release
+from adk_fluent.adk.custom_agents.halt import halt, halted, release
 from adk_fluent.errors import StepFailed
 from adk_fluent.ir.steps import LOGGER_NAME, NOT_STORABLE, STEP_RAISED, ReadOnlyState
 from adk_fluent.ir.values import storable_copy

@@ -4,7 +4,7 @@
 the producer's reply text arrives (with SSE, `streaming="sse"`, word by word in partial events;
 without it, whole in the final event), every complete chunk goes on a queue; a second stream
 takes the chunks in order, writes each to state[key] in a stored state-delta event, and runs
-the consumer on it. The two streams run concurrently (adk/agents/handoff.py `handed_over`): the
+the consumer on it. The two streams run concurrently (adk/custom_agents/handoff.py `handed_over`): the
 producer never waits for the consumer, and the consumer's runs are in chunk order.
 
 Each runs on a branch of its own (`<edge>.<producer>`, `<edge>.<consumer>`, as ParallelAgent's
@@ -27,10 +27,10 @@ from typing import Any
 from google.adk.agents.base_agent import BaseAgent
 from google.adk.events.event import Event
 
-from adk_fluent.adk.agents.fanout import branch_context, output_of
-from adk_fluent.adk.agents.halt import halted
-from adk_fluent.adk.agents.handoff import handed_over
-from adk_fluent.adk.agents.steps import failure, make_event, storable_delta
+from adk_fluent.adk.custom_agents.fanout import branch_context, output_of
+from adk_fluent.adk.custom_agents.halt import halted
+from adk_fluent.adk.custom_agents.handoff import handed_over
+from adk_fluent.adk.custom_agents.steps import failure, make_event, storable_delta
 from adk_fluent.errors import StepFailed
 from adk_fluent.ir.edges import Chunker, join_outputs
 

@@ -32,9 +32,9 @@ from google.adk.agents import BaseAgent
 from google.adk.events import Event, EventActions
 from pydantic import PrivateAttr
 
-from adk_fluent.adk.agents.halt import halted
-from adk_fluent.adk.agents.steps import failure, state_of
 from adk_fluent.adk.compat import remote_a2a_agent_class
+from adk_fluent.adk.custom_agents.halt import halted
+from adk_fluent.adk.custom_agents.steps import failure, state_of
 from adk_fluent.ir.a2a_card import A2A_1X_HINT, is_a2a_1x_card
 from adk_fluent.ir.state_keys import crosses_a2a
 
