@@ -169,3 +169,23 @@ def need_other_adk() -> tuple[Path, str]:
             f"{ADK_VERSION} and adk_fluent + a2a-sdk importable; `make test` creates them"
         )
     return found
+
+
+def run_client_on_other_adk(
+    source: str, card_url: str, folder: Path, timeout: float
+) -> tuple[dict, str]:
+    """Run the client script `source` on the other ADK release against `card_url` (its last
+    stdout line is JSON): (that JSON, the other release's version); skips where no such
+    environment is set up, fails with the script's stderr when it fails."""
+    python, version = need_other_adk()
+    script = folder / "client.py"
+    script.write_text(textwrap.dedent(source), encoding="utf-8")
+    done = subprocess.run(
+        [str(python), str(script), card_url],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=folder,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    return json.loads(done.stdout.strip().splitlines()[-1]), version

@@ -12,9 +12,6 @@ lost on the way, on both ends:
 from __future__ import annotations
 
 import hashlib
-import json
-import subprocess
-import textwrap
 
 import pytest
 
@@ -29,7 +26,13 @@ from tests.behaviour.content.media import (
     reply,
     request_media,
 )
-from tests.support.a2a import ADK_VERSION, need_other_adk, serving, write_module
+from tests.support.a2a import (
+    ADK_VERSION,
+    need_other_adk,
+    run_client_on_other_adk,
+    serving,
+    write_module,
+)
 
 pytest.importorskip("httpx", reason="httpx (a2a-sdk's HTTP client) is not installed")
 
@@ -200,18 +203,9 @@ async def test_this_client_and_a_server_on_the_other_adk_release(tmp_path):
 
 
 def test_a_client_on_the_other_adk_release_and_this_server(vision, tmp_path):
-    python, version = need_other_adk()
-    script = tmp_path / "client.py"
-    script.write_text(textwrap.dedent(CLIENT), encoding="utf-8")
-    done = subprocess.run(
-        [str(python), str(script), vision.card_url],
-        capture_output=True,
-        text=True,
-        timeout=REQUEST_SECONDS * 2,
-        cwd=tmp_path,
+    outcome, version = run_client_on_other_adk(
+        CLIENT, vision.card_url, tmp_path, REQUEST_SECONDS * 2
     )
-    assert done.returncode == 0, done.stderr[-4000:]
-    outcome = json.loads(done.stdout.strip().splitlines()[-1])
 
     sent = bytes(range(256)) * 4
     assert outcome["errors"] == [], version

@@ -12,10 +12,8 @@ client while the server's own store keeps it.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
-import textwrap
 import uuid
 from pathlib import Path
 
@@ -29,6 +27,7 @@ from tests.support.a2a import (
     ADK_VERSION,
     card_server,
     need_other_adk,
+    run_client_on_other_adk,
     serving,
     skip_without_a2a,
     write_module,
@@ -395,18 +394,9 @@ async def test_this_client_and_a_server_on_the_other_adk_release(tmp_path):
 
 
 def test_a_client_on_the_other_adk_release_and_this_server(payments, tmp_path):
-    python, version = need_other_adk()
-    script = tmp_path / "client.py"
-    script.write_text(textwrap.dedent(CLIENT), encoding="utf-8")
-    done = subprocess.run(
-        [str(python), str(script), payments.card_url],
-        capture_output=True,
-        text=True,
-        timeout=REQUEST_SECONDS * 2,
-        cwd=tmp_path,
+    outcome, version = run_client_on_other_adk(
+        CLIENT, payments.card_url, tmp_path, REQUEST_SECONDS * 2
     )
-    assert done.returncode == 0, done.stderr[-4000:]
-    outcome = json.loads(done.stdout.strip().splitlines()[-1])
 
     events = outcome["events"]
     assert [code for _, _, code in events] == [None] * len(events), (version, events)
