@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import itertools
 import logging
 import time
@@ -32,7 +31,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from typing import Any
 
-from bench import COLLECT_EVERY, info_row, ratio_row, report
+from bench import info_row, interleave_async, ratio_row, report
 
 APP_NAME = "adk_fluent_app"
 USER = "user"
@@ -149,22 +148,7 @@ async def interleave_first_tokens(
     variants: dict[str, Callable[[], Awaitable[float]]], repeat: int, warmup: int
 ) -> dict[str, list[float]]:
     """Each variant once per repetition, the order rotating; each returns its own figure."""
-    names = list(variants)
-    for _ in range(warmup):
-        for name in names:
-            await variants[name]()
-    samples: dict[str, list[float]] = {name: [] for name in names}
-    for rep in range(repeat):
-        if rep % COLLECT_EVERY == 0:
-            gc.collect()
-        shift = rep % len(names)
-        for name in names[shift:] + names[:shift]:
-            gc.disable()
-            try:
-                samples[name].append(await variants[name]())
-            finally:
-                gc.enable()
-    return samples
+    return await interleave_async(variants, repeat, warmup, own_figure=True)
 
 
 async def measure(repeat: int, warmup: int, gap: float) -> dict[str, list[float]]:
