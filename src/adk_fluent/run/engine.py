@@ -15,7 +15,6 @@ from contextlib import AsyncExitStack, aclosing
 from dataclasses import dataclass
 from typing import Any
 
-from adk_fluent.analysis.contracts.content import prompt_problem
 from adk_fluent.errors import BuildError, RunError, did_you_mean
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import BuildOptions, ExecutionConfig, VisibilityMode, visibility_mode
@@ -189,9 +188,13 @@ class Engine:
         come (`AgentEvent.is_partial`); it overrides the config's `streaming_mode` for this turn
         only, so the compiled App (and the conversation) is the same either way."""
         message = _user_message(prompt)
-        problem = prompt_problem(ir, message.parts)  # media a declared agent cannot read
-        if problem is not None:
-            raise problem
+        if any(part.inline_data or part.file_data for part in message.parts):
+            # media a declared agent cannot read; a text prompt needs no check (nor its import)
+            from adk_fluent.analysis.contracts.content import prompt_problem
+
+            problem = prompt_problem(ir, message.parts)
+            if problem is not None:
+                raise problem
         _check_ids(user_id, session_id)
         _check_settings(config, backend, run_config, session_store, services)
         _check_streaming(streaming, run_config)

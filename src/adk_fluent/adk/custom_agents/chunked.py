@@ -27,22 +27,20 @@ from typing import Any
 from google.adk.agents.base_agent import BaseAgent
 from google.adk.events.event import Event
 
-from adk_fluent.adk.custom_agents.fanout import branch_context, output_of
+from adk_fluent.adk.custom_agents.fanout import branch_context
 from adk_fluent.adk.custom_agents.halt import halted
 from adk_fluent.adk.custom_agents.handoff import handed_over
-from adk_fluent.adk.custom_agents.steps import failure, make_event, storable_delta
+from adk_fluent.adk.custom_agents.steps import (
+    failure,
+    make_event,
+    output_of,
+    reply_text,
+    storable_delta,
+)
 from adk_fluent.errors import StepFailed
 from adk_fluent.ir.edges import Chunker, join_outputs
 
 _END = object()  # the producer has finished: no more chunks
-
-
-def reply_text(event: Event) -> str:
-    """The text of a model event (thoughts left out); '' for anything else."""
-    content = event.content
-    if content is None or not content.parts or content.role == "user":
-        return ""
-    return "".join(p.text for p in content.parts if p.text and not getattr(p, "thought", None))
 
 
 class _Cutter:

@@ -29,7 +29,13 @@ from google.adk.events.event import Event
 
 from adk_fluent.adk.custom_agents.halt import halted
 from adk_fluent.adk.custom_agents.handoff import handed_over
-from adk_fluent.adk.custom_agents.steps import failure, make_event, raised, storable_delta
+from adk_fluent.adk.custom_agents.steps import (
+    failure,
+    make_event,
+    output_of,
+    raised,
+    storable_delta,
+)
 from adk_fluent.errors import StepFailed
 from adk_fluent.ir.edges import FIRST_COMPLETE
 from adk_fluent.ir.steps import LOGGER_NAME
@@ -47,19 +53,6 @@ def branch_context(ctx: Any, parent: str, child: str) -> Any:
     suffix = f"{parent}.{child}"
     branch_ctx.branch = f"{ctx.branch}.{suffix}" if ctx.branch else suffix
     return branch_ctx
-
-
-def output_of(event: Event, current: Any, output_key: str | None) -> Any:
-    """A branch's (or a body's) output so far, after `event`: the value its output key was
-    last given, or (without one) its last final reply text."""
-    if output_key:
-        delta = event.actions.state_delta if event.actions else None
-        return delta[output_key] if delta and output_key in delta else current
-    if event.is_final_response() and event.content and event.content.parts:
-        texts = [p.text for p in event.content.parts if p.text and not getattr(p, "thought", None)]
-        if texts:
-            return "".join(texts)
-    return current
 
 
 @dataclass

@@ -20,6 +20,7 @@ from adk_fluent.adk.custom_agents.halt import halted
 from adk_fluent.adk.custom_agents.steps import (
     failure,
     make_event,
+    output_of,
     raised,
     read_view,
     state_of,
@@ -138,18 +139,6 @@ class MapOverAgent(BaseAgent):
     def _tag(self, index: int) -> dict[str, Any]:
         return {"map_over": self.name, "index": index}
 
-    def _output_of(self, event: Event, current: Any) -> Any:
-        if event.partial:  # never stored: the item's output is what the store will hold
-            return current
-        delta = event.actions.state_delta if event.actions else None
-        if self.body_output_key:
-            return (
-                delta[self.body_output_key] if delta and self.body_output_key in delta else current
-            )
-        if event.is_final_response() and event.content:
-            return "".join(p.text or "" for p in event.content.parts or [])
-        return current
-
     async def _sequential(
         self, ctx: Any, seeds: list[dict[str, Any]], results: list[Any]
     ) -> AsyncGenerator[Event, None]:
@@ -158,7 +147,7 @@ class MapOverAgent(BaseAgent):
             output: Any = None
             async with contextlib.aclosing(self.sub_agents[0].run_async(ctx)) as events:
                 async for event in events:
-                    output = self._output_of(event, output)
+                    output = output_of(event, output, self.body_output_key)
                     yield tagged(event, MAP_OVER, self._tag(index)) if event.partial else event
             if halted(ctx):
                 return
@@ -202,7 +191,7 @@ class MapOverAgent(BaseAgent):
                 marker = make_event(ctx, self.name, state_delta=seed)
                 output: Any = None
                 for event in commit_in_order(ctx, [marker, *events]):
-                    output = self._output_of(event, output)
+                    output = output_of(event, output, self.body_output_key)
                     yield event
                 if halted(ctx):
                     return

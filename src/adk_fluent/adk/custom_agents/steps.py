@@ -69,6 +69,29 @@ def user_text(ctx: Any) -> str | None:
     return "".join(p.text for p in content.parts if getattr(p, "text", None)) or None
 
 
+def reply_text(event: Event) -> str:
+    """The text of a model event (thoughts left out); '' for anything else."""
+    content = event.content
+    if content is None or not content.parts or content.role == "user":
+        return ""
+    return "".join(p.text for p in content.parts if p.text and not getattr(p, "thought", None))
+
+
+def output_of(event: Event, current: Any, output_key: str | None) -> Any:
+    """A step's output so far (a map_over body's, a FanOut branch's, a chunk consumer's), after
+    `event`: the value its output key was last given, or (without one) its last final reply
+    text. Partial events are never stored, so they never count: the output is what the store
+    will hold."""
+    if event.partial:
+        return current
+    if output_key:
+        delta = event.actions.state_delta if event.actions else None
+        return delta[output_key] if delta and output_key in delta else current
+    if event.is_final_response():
+        return reply_text(event) or current
+    return current
+
+
 def make_event(
     ctx: Any,
     author: str,
