@@ -70,6 +70,16 @@ def _tier_guard(request: pytest.FixtureRequest):
         yield
 
 
+@pytest.fixture(autouse=True)
+def _classic_target(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    """A `classic_target` test builds for the classic target whatever ADK_FLUENT_TARGET says:
+    `.ci/run` runs the behaviour tier a second time with ADK_FLUENT_TARGET=workflow, and these
+    tests are about the classic target (their reasons are docs/workflow.md's list of gaps)."""
+    if request.node.get_closest_marker("classic_target") is not None:
+        monkeypatch.setenv("ADK_FLUENT_TARGET", "classic")
+    yield
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     row = _TALLY[_tier(report.nodeid) or "other"]
     row["seconds"] += report.duration

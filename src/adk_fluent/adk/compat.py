@@ -212,3 +212,29 @@ def remote_a2a_agent_class() -> type:
     except ImportError:
         from google.adk.agents.remote_a2a_agent import RemoteA2aAgent
     return RemoteA2aAgent  # type: ignore[no-any-return, return-value]
+
+
+@functools.cache
+def classic_agents_available() -> bool:
+    """Whether the installed ADK still has SequentialAgent, ParallelAgent and LoopAgent (2.x
+    deprecates them for Workflow; the day a release removes them, the default compile target
+    becomes 'workflow': adk/app.py, docs/workflow.md)."""
+    try:
+        from google.adk.agents import LoopAgent, ParallelAgent, SequentialAgent  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@functools.cache
+def workflow_graphs_missing() -> str | None:
+    """Why the installed ADK cannot run the 'workflow' compile target, or None when it can: it
+    needs `google.adk.workflow` (Workflow, START, FunctionNode; ADK 2.x) and LlmAgent's `mode`
+    (a chat agent as a graph node sees the conversation, adk/workflow_target.py)."""
+    try:
+        from google.adk.workflow import START, FunctionNode, Workflow  # noqa: F401
+    except ImportError:
+        return f"google-adk {adk_version()} has no Workflow graphs (google.adk.workflow, ADK 2.x)"
+    if "mode" not in installed_fields("LlmAgent"):
+        return f"google-adk {adk_version()}'s LlmAgent has no 'mode' to run as a chat node"
+    return None

@@ -21,6 +21,10 @@ PATH = "adk_fluent.path"
 # "index": item index}). The innermost race (or map_over) around the event is named.
 RACE = "adk_fluent.race"
 MAP_OVER = "adk_fluent.map_over"
+# The Workflow target's bookkeeping: a Route's choice or a loop's check, which only name the
+# graph edge to take (actions.route). Stored, as ADK's own workflow events are; never sent to
+# a client by run()/stream(), in either mode: the classic target has no such event.
+GRAPH_STEP = "adk_fluent.graph"
 # Where filtered mode keeps an event's text when ADK would store what the plugin returns:
 # normally an artifact (never streamed), and in the event only its name and version ...
 HIDDEN_REF = "adk_fluent.hidden_ref"
@@ -100,11 +104,18 @@ def event_visibility(event: Any) -> str:
 
 def for_client(event: Any, mode: str) -> Any:
     """The event as a client may see it: internal text removed in filtered mode (the stored event
-    keeps it); an event left with nothing to say is not sent at all (None)."""
+    keeps it); an event left with nothing to say is not sent at all (None), nor is the Workflow
+    target's edge bookkeeping (GRAPH_STEP)."""
+    if event.custom_metadata and GRAPH_STEP in event.custom_metadata:
+        return None
     if not should_hide(event, event_visibility(event), mode):
         return event
     content = client_content(event)
     actions = event.actions
+    if content is None and event.partial:
+        # a hidden chunk: what it may carry of state (a Workflow puts the node's output_key
+        # delta on its partials too) is sent with the final event, the one that is stored
+        return None
     if content is None and (
         actions is None
         or not (

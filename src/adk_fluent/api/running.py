@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from adk_fluent.ir.depth import needs_room, recursion_room
 from adk_fluent.ir.nodes import Node
-from adk_fluent.ir.options import BuildOptions, ExecutionConfig
+from adk_fluent.ir.options import BuildOptions, CompileTarget, ExecutionConfig
 from adk_fluent.run.engine import ENGINE
 
 _T = TypeVar("_T")
@@ -43,20 +43,36 @@ class Runnable:
             with recursion_room(self.ir_depth()):
                 return walk(ir)
 
-    def build(self, *, backend: Any = None) -> Any:
-        """Compile to the native ADK root agent (`backend=mock_backend(...)` installs scripted models)."""
-        return self._pure_walk(lambda ir: ENGINE.build(ir, self.options, backend))
+    def build(self, *, backend: Any = None, target: CompileTarget | None = None) -> Any:
+        """Compile to the native ADK root agent (`backend=mock_backend(...)` installs scripted
+        models); `target="workflow"` compiles to an ADK 2.x Workflow (docs/workflow.md)."""
+        return self._pure_walk(lambda ir: ENGINE.build(ir, self.options, backend, target))
 
-    def to_app(self, config: ExecutionConfig | None = None, *, backend: Any = None) -> Any:
+    def to_app(
+        self,
+        config: ExecutionConfig | None = None,
+        *,
+        backend: Any = None,
+        target: CompileTarget | None = None,
+    ) -> Any:
         """Compile to a native ADK `App`: visibility plugin, the config's plugins, resumability,
-        compaction and run metadata applied."""
-        return self._pure_walk(lambda ir: ENGINE.to_app(ir, self.options, config, backend))
+        compaction and run metadata applied. `target` ("classic" or "workflow") overrides the
+        config's and the default (docs/workflow.md)."""
+        return self._pure_walk(
+            lambda ir: ENGINE.to_app(ir, self.options, config, backend, target=target)
+        )
 
-    def to_runner(self, config: ExecutionConfig | None = None, **services: Any) -> Any:
+    def to_runner(
+        self,
+        config: ExecutionConfig | None = None,
+        *,
+        target: CompileTarget | None = None,
+        **services: Any,
+    ) -> Any:
         """A native ADK `Runner` for this expression (session/artifact/memory services optional)."""
         ir = self.to_ir()
         with recursion_room(self.ir_depth()):
-            return ENGINE.to_runner(ir, self.options, config, **services)
+            return ENGINE.to_runner(ir, self.options, config, target=target, **services)
 
     async def run(self, prompt: Any, **options: Any) -> list[AgentEvent]:
         """Run one turn; returns every event the client receives, as AgentEvents."""

@@ -10,6 +10,12 @@ from adk_fluent.errors import BuildError, did_you_mean
 from adk_fluent.ir.middleware import check_middleware
 
 VisibilityMode = Literal["annotated", "filtered"]
+# "classic": ADK's agent classes (Sequential/Parallel/LoopAgent and adk-fluent's own agents);
+# "workflow": an ADK 2.x Workflow graph (docs/workflow.md). None: the default for the installed
+# ADK, or the ADK_FLUENT_TARGET environment variable (adk/targets.py).
+CompileTarget = Literal["classic", "workflow"]
+COMPILE_TARGETS: tuple[CompileTarget, ...] = ("classic", "workflow")
+TARGET_VARIABLE = "ADK_FLUENT_TARGET"
 DEFAULT_APP_NAME = "adk_fluent_app"
 
 
@@ -63,6 +69,12 @@ class ExecutionConfig:
     # "filtered": internal agents' text is kept from the client (docs/visibility.md).
     # None: use the expression's own `.filtered()` / `.annotated()`.
     visibility: VisibilityMode | None = None
+    # the compile target (CompileTarget); None: the default for the installed ADK
+    target: CompileTarget | None = None
+    # a StateSchema: the Workflow target hands its plain keys to ADK's `state_schema`, which
+    # checks every write through a context's state (docs/workflow.md); the classic target
+    # has no such check, so it is refused there
+    state_schema: Any = None
 
     def __post_init__(self) -> None:
         # one middleware alone, or a list, is taken as a tuple (the config stays hashable);
@@ -84,9 +96,14 @@ class ExecutionConfig:
                 or "'sse' streams partial replies; live (bidi) runs are ADK's run_live.",
             )
 
+        if self.target is not None:
+            check_target(self.target, "ExecutionConfig.target")
+
     def __hash__(self) -> int:  # custom_metadata is a dict: hash what identifies the config
         return hash(
             (
+                self.target,
+                self.state_schema,
                 self.app_name,
                 self.max_llm_calls,
                 self.streaming_mode,
@@ -103,3 +120,16 @@ class ExecutionConfig:
 def visibility_mode(options: BuildOptions, config: ExecutionConfig | None) -> VisibilityMode:
     """The mode a build uses: the config's, else the expression's, else annotated."""
     return (config.visibility if config else None) or options.visibility_mode or "annotated"
+
+
+def check_target(target: Any, field: str = "target") -> CompileTarget:
+    """A compile target's name, checked: 'classic' or 'workflow'."""
+    if target not in COMPILE_TARGETS:
+        raise BuildError(
+            f"{field} must be 'classic' or 'workflow', not {target!r}",
+            field=field.rsplit(".", 1)[-1],
+            hint=did_you_mean(str(target).lower(), COMPILE_TARGETS)
+            or "'workflow' compiles to an ADK 2.x Workflow graph, 'classic' to ADK's agent "
+            "classes (docs/workflow.md).",
+        )
+    return target  # type: ignore[no-any-return]

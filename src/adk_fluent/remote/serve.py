@@ -61,7 +61,15 @@ def served_app(
             hint="install the a2a extra: pip install 'adk-fluent[a2a]'.",
         ) from None
     ir, options = tree_of(pipeline)
-    app = ENGINE.to_app(ir, options, config, backend)
+    if config is not None and config.target == "workflow":
+        raise BuildError(
+            "a served pipeline compiles to the classic target: the A2A root that carries state "
+            "across the boundary is an agent, and an ADK Workflow cannot be an agent's sub-agent",
+            agent=ir.name,
+            field="target",
+            hint="leave ExecutionConfig.target unset for served pipelines (docs/workflow.md).",
+        )
+    app = ENGINE.to_app(ir, options, config, backend, target="classic")
     interface = interface or state_interface(ir)
     taken = {node.name for node in ir.walk()}
     name = f"{ir.name}_a2a"

@@ -73,10 +73,13 @@ class Engine:
         self._bound: OrderedDict[tuple[Any, ...], _Bound] = OrderedDict()
         self._capacity = capacity
 
-    def build(self, ir: Node, options: BuildOptions, backend: Any = None) -> Any:
-        from adk_fluent.adk.compile import compile_tree
+    def build(
+        self, ir: Node, options: BuildOptions, backend: Any = None, target: Any = None
+    ) -> Any:
+        from adk_fluent.adk.app import make_compiler, resolve_target
 
-        return compile_tree(_checked(ir, options, backend, None), _model_for(backend))
+        checked = _checked(ir, options, backend, None)
+        return make_compiler(checked, _model_for(backend), resolve_target(target)).compile(checked)
 
     def to_app(
         self,
@@ -86,6 +89,7 @@ class Engine:
         backend: Any = None,
         *,
         client_filters: bool = False,
+        target: Any = None,
     ) -> Any:
         from adk_fluent.adk.app import build_app
 
@@ -97,6 +101,7 @@ class Engine:
             _model_for(backend),
             visibility_mode=mode,
             client_filters=client_filters,
+            target=target,
         )
 
     def to_runner(
@@ -112,13 +117,16 @@ class Engine:
         session_store: Any = None,
         backend: Any = None,
         client_filters: bool = False,
+        target: Any = None,
     ) -> Any:
         from google.adk.runners import Runner
 
         if session_service is None:
             session_service = session_service_for(session_store)
         return Runner(
-            app=self.to_app(ir, options, config, backend, client_filters=client_filters),
+            app=self.to_app(
+                ir, options, config, backend, client_filters=client_filters, target=target
+            ),
             session_service=session_service,
             artifact_service=artifact_service,
             memory_service=memory_service,
@@ -134,10 +142,13 @@ class Engine:
         backend: Any,
         services: dict[str, Any],
     ) -> _Bound:
+        from adk_fluent.adk.app import resolve_target
+
         key = (
             _key_part(ir),
             options,
             _key_part(config),
+            resolve_target(None, config),  # the default may differ (ADK_FLUENT_TARGET)
             _key_part(session_store),
             _key_part(backend),
             tuple(sorted((name, _key_part(value)) for name, value in services.items())),

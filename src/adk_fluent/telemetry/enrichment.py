@@ -27,6 +27,7 @@ from collections import OrderedDict
 from typing import Any
 
 from adk_fluent.adk.compat import invocation_of
+from adk_fluent.adk.custom_agents.graph import LoopCheck, RouteChoice, iteration_of, route_taken
 from adk_fluent.adk.model_selection import selection_for
 from adk_fluent.adk.plugins.middleware import agent_facts, model_call, remember
 from adk_fluent.analysis.node_facts import NodeFacts
@@ -59,6 +60,11 @@ def node_attributes(facts: NodeFacts, pipeline: str | None = None) -> dict[str, 
         "adk_fluent.model.policy": facts.model_policy,
     }
     return {k: v for k, v in attributes.items() if v is not None and v != ()}
+
+
+def _node_path(callback_context: Any) -> str:
+    """Where the agent runs in a Workflow graph (ADK 2.x); '' outside one."""
+    return str(getattr(invocation_of(callback_context), "node_path", None) or "")
 
 
 class OtelEnrichment(Middleware):
@@ -98,6 +104,12 @@ class OtelEnrichment(Middleware):
         if facts is None:
             return None
         attributes = self._node(facts)
+        if isinstance(agent, LoopCheck):  # the Workflow target's loop (docs/workflow.md)
+            if agent.last:
+                iteration = iteration_of(_node_path(callback_context), facts.name)
+                attributes = {**attributes, "adk_fluent.loop.iterations": iteration}
+            set_attributes(span, {k: v for k, v in attributes.items() if v is not None})
+            return None
         if facts.kind in ("loop", "map_over", "route"):
             remember(
                 self._runs, self._key(callback_context, facts.name), [span, 0], _RUNS_REMEMBERED
@@ -108,6 +120,10 @@ class OtelEnrichment(Middleware):
                 if facts.starts_iteration:
                     run[1] += 1
                 attributes = {**attributes, "adk_fluent.loop.iteration": run[1]}
+            else:  # a Workflow loop has no agent span: its iteration is in the node path
+                iteration = iteration_of(_node_path(callback_context), facts.loop)
+                if iteration is not None:
+                    attributes = {**attributes, "adk_fluent.loop.iteration": iteration}
         if facts.route is not None:
             run = self._runs.get(self._key(callback_context, facts.route))
             if run is not None and run[0].is_recording():
@@ -120,6 +136,12 @@ class OtelEnrichment(Middleware):
         if facts is None or facts.kind not in ("loop", "map_over", "route"):
             return None
         run = self._runs.pop(self._key(callback_context, facts.name), None)
+        if isinstance(agent, RouteChoice) and run is not None and run[0].is_recording():
+            # the Workflow target's route: the branch runs after its choice's span ended
+            invocation = invocation_of(callback_context)
+            taken = route_taken(getattr(invocation, "invocation_id", ""), agent.name)
+            if taken is not None:
+                run[0].set_attribute("adk_fluent.route.taken", taken)
         if run is not None and facts.kind != "route" and run[0].is_recording():
             run[0].set_attribute("adk_fluent.loop.iterations", run[1])
         return None

@@ -41,7 +41,7 @@ def test_fluent_tree_equals_hand_written_tree():
         )
         >> Agent("writer", "gemini-2.5-flash").instruct("Write") * 2
     )
-    built = fluent.build()
+    built = fluent.build(target="classic")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         by_hand = SequentialAgent(

@@ -31,7 +31,7 @@ def authors(events) -> list[str]:
 
 async def test_pipeline_times_n_is_a_flat_loop_agent_that_runs_n_iterations():
     loop = (drafter() >> critic()) * 3
-    native = loop.build()
+    native = loop.build(target="classic")
     assert type(native) is LoopAgent and native.max_iterations == 3
     assert [type(s).__name__ for s in native.sub_agents] == ["LlmAgent", "LlmAgent"]
     assert [s.name for s in native.sub_agents] == ["drafter", "critic"]
@@ -45,7 +45,7 @@ async def test_pipeline_times_n_is_a_flat_loop_agent_that_runs_n_iterations():
 
 async def test_loop_without_max_ends_when_a_step_calls_adks_exit_loop():
     loop = Loop(drafter(), critic().tool(exit_loop))
-    assert loop.build().max_iterations is None
+    assert loop.build(target="classic").max_iterations is None
     backend = mock_backend({"drafter": ["d1", "d2"], "critic": ["again", call("exit_loop")]})
     events = await loop.run("Winter", backend=backend)
     backend.assert_consumed()  # no third draft
@@ -88,7 +88,11 @@ async def test_loop_without_max_ends_when_a_custom_checker_escalates():
 
 async def test_a_named_until_is_the_author_of_the_event_that_ends_the_loop():
     loop = (drafter() >> critic()) * until(lambda s: s.get("verdict") == "good", name="approved")
-    assert [s.name for s in loop.build().sub_agents] == ["drafter", "critic", "approved"]
+    assert [s.name for s in loop.build(target="classic").sub_agents] == [
+        "drafter",
+        "critic",
+        "approved",
+    ]
     backend = mock_backend({"drafter": ["d1", "d2"], "critic": ["again", "good"]})
     events = await loop.run("Summer", backend=backend)
     backend.assert_consumed()
@@ -107,7 +111,11 @@ async def test_exit_when_between_two_steps_stops_the_loop_before_the_second():
         >> exit_when(lambda s: s.get("draft") == "perfect", name="draft_is_perfect")
         >> critic()
     ) * 5
-    assert [s.name for s in loop.build().sub_agents] == ["drafter", "draft_is_perfect", "critic"]
+    assert [s.name for s in loop.build(target="classic").sub_agents] == [
+        "drafter",
+        "draft_is_perfect",
+        "critic",
+    ]
     backend = mock_backend({"drafter": ["rough", "perfect"], "critic": ["again"]})
     events = await loop.run("Rain", backend=backend)
     backend.assert_consumed()
@@ -122,7 +130,7 @@ async def test_exit_when_between_two_steps_stops_the_loop_before_the_second():
 
 async def test_exit_when_in_a_loop_without_max():
     loop = Loop(drafter(), exit_when(lambda s: s.get("draft") == "perfect"), critic())
-    assert loop.build().max_iterations is None
+    assert loop.build(target="classic").max_iterations is None
     backend = mock_backend({"drafter": ["a", "b", "perfect"], "critic": ["again", "again"]})
     events = await loop.run("Snow", backend=backend)
     backend.assert_consumed()
@@ -143,7 +151,7 @@ async def test_exit_when_inside_a_named_step_ends_the_loop_once_that_step_finish
 @pytest.mark.parametrize("limit", [None, 2])
 async def test_until_with_max_none_has_no_limit(limit):
     loop = (drafter() >> critic()) * until(lambda s: s.get("verdict") == "good", max=limit)
-    assert loop.build().max_iterations == limit
+    assert loop.build(target="classic").max_iterations == limit
     rounds = 4  # more than the limit of 2
     backend = mock_backend(
         {"drafter": [f"d{i}" for i in range(rounds)], "critic": ["again"] * 3 + ["good"]}

@@ -71,7 +71,7 @@ async def test_a_custom_checker_that_escalates_ends_a_loop_without_max():
         Agent("reviewer").instruct("Reply approve or revise.").outputs("verdict"),
         VerdictChecker(name="checker"),
     )
-    assert loop.build().max_iterations is None
+    assert loop.build(target="classic").max_iterations is None
     backend = mock_backend({"reviewer": ["revise", "revise", "approve"]})
     events = await loop.run("Review my essay.", backend=backend)
     backend.assert_consumed()  # three iterations, not one more
@@ -169,7 +169,8 @@ async def test_one_builder_with_a_custom_agent_built_twice_runs_twice():
     stamper = Stamper(name="stamper")
     tree = stamper >> Agent("reporter").instruct("Stamp: {stamp}.")
     first, second = mock_backend({"reporter": "one"}), mock_backend({"reporter": "two"})
-    app_1, app_2 = tree.to_app(backend=first), tree.to_app(backend=second)
+    app_1 = tree.to_app(backend=first, target="classic")
+    app_2 = tree.to_app(backend=second, target="classic")
     texts_1 = [e.content.parts[0].text for e in await _plain_turn(app_1) if e.content]
     texts_2 = [e.content.parts[0].text for e in await _plain_turn(app_2) if e.content]
     assert texts_1 == ["stamped", "one"] and texts_2 == ["stamped", "two"]

@@ -27,11 +27,17 @@ def pipeline() -> Agent:
 
 
 async def others_settle() -> set[asyncio.Task]:
-    """Let the loop run what a dropped generator scheduled (its close); the tasks left."""
-    gc.collect()
-    for _ in range(5):
+    """Let the loop run what a dropped generator scheduled (its close); the tasks left. An ADK
+    Workflow (the workflow target) cancels its node tasks a few loop turns after its generator
+    closes, so this waits up to 50 turns for them to go."""
+    left: set[asyncio.Task] = set()
+    for _ in range(50):
+        gc.collect()
         await asyncio.sleep(0)
-    return {t for t in asyncio.all_tasks() if t is not asyncio.current_task()}
+        left = {t for t in asyncio.all_tasks() if t is not asyncio.current_task()}
+        if not left:
+            break
+    return left
 
 
 async def test_nothing_runs_after_the_consumer_broke_out():

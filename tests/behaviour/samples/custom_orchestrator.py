@@ -96,21 +96,26 @@ def native():
 
 
 def fluent():
+    # the custom agent's fields are typed LlmAgent / LoopAgent / SequentialAgent: its parts are
+    # built for the classic target whatever the default is (a Workflow is no agent)
     flow = ReleaseNotesFlow(
         name="release_notes_flow",
-        drafter=Agent("notes_drafter", MODEL).instruct(DRAFT).outputs("notes").build(),
+        drafter=Agent("notes_drafter", MODEL)
+        .instruct(DRAFT)
+        .outputs("notes")
+        .build(target="classic"),
         review_loop=Loop(
             Agent("notes_reviewer", MODEL).instruct(REVIEW).outputs("feedback"),
             Agent("notes_polisher", MODEL).instruct(POLISH).outputs("notes"),
             max_iterations=2,
             name="notes_review",
-        ).build(),
+        ).build(target="classic"),
         checks=(
             Agent("style_checker", MODEL).instruct(STYLE).outputs("style")
             >> Agent("risk_checker", MODEL).instruct(RISK).outputs("risk")
         )
         .named("notes_checks")
-        .build(),
+        .build(target="classic"),
     )
     return (
         Agent("change_collector", MODEL).instruct(COLLECT).outputs("changes")

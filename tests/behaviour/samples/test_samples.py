@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from adk_fluent import check_contracts
+from adk_fluent.adk.app import resolve_target
 from adk_fluent.adk.compat import quiet_workflow_deprecation
 from adk_fluent.testing import ScriptedModel, mock_backend
 from tests.support import samples as support
@@ -37,7 +38,7 @@ def _params(assertion: str) -> list:
 @pytest.mark.parametrize("name", _params("tree"))
 def test_fluent_tree_equals_native_tree(name):
     sample = support.load(name)
-    built = support.build_fluent(sample).build()
+    built = support.build_fluent(sample).build(target="classic")
     native = support.build_native(sample)
     assert support.compare_trees(built, native) == []
 
@@ -100,9 +101,15 @@ async def _runs_alike(sample, expression, monkeypatch) -> None:
     backend.assert_consumed()
     assert [(a, a.model) for root in hidden for a in support.agents_in(root)] == models_before
 
-    assert support.visible(fluent_events) == support.visible(native_events)
-    assert fluent_state == native_state
     ordered = not support.has_parallel(native)
+    if ordered or resolve_target() == "classic":
+        assert support.visible(fluent_events) == support.visible(native_events)
+    else:  # docs/workflow.md: a FanOut inside a composite with agent callbacks runs as
+        # adk-fluent's own parallel agent, which interleaves the branches' events otherwise
+        assert sorted(map(repr, support.visible(fluent_events))) == sorted(
+            map(repr, support.visible(native_events))
+        )
+    assert fluent_state == native_state
     seen = support.requests_seen(backend.model, ordered=ordered)
     assert seen == support.requests_seen(native_model, ordered=ordered)
 

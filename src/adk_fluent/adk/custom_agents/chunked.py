@@ -30,6 +30,7 @@ from google.adk.events.event import Event
 from adk_fluent.adk.custom_agents.fanout import branch_context
 from adk_fluent.adk.custom_agents.halt import halted
 from adk_fluent.adk.custom_agents.handoff import handed_over
+from adk_fluent.adk.custom_agents.node import NodeAgent
 from adk_fluent.adk.custom_agents.steps import (
     failure,
     make_event,
@@ -67,7 +68,7 @@ class _Cutter:
         return self.chunker.flush()
 
 
-class ChunkedEdgeAgent(BaseAgent):
+class ChunkedEdgeAgent(NodeAgent):
     """sub_agents = [producer, consumer]; see the module."""
 
     by: Any = "sentence"

@@ -15,12 +15,13 @@ from google.adk.events.event import Event
 
 from adk_fluent.adk.custom_agents.halt import halted
 from adk_fluent.adk.custom_agents.handoff import DeadlinePassed, handed_over
+from adk_fluent.adk.custom_agents.node import NodeAgent
 from adk_fluent.adk.custom_agents.steps import failure
 from adk_fluent.adk.event_visibility import RACE
 from adk_fluent.ir.values import fresh
 
 
-class TimeoutAgent(BaseAgent):
+class TimeoutAgent(NodeAgent):
     """Runs its one sub-agent under a deadline; on expiry cancels it and emits an error event.
 
     The child runs in its own task and hands over one event at a time, waiting until the
@@ -151,7 +152,7 @@ def commit_in_order(ctx: Any, events: list[Event]) -> Iterator[Event]:
         yield event
 
 
-class RaceAgent(BaseAgent):
+class RaceAgent(NodeAgent):
     """Runs sub-agents concurrently, each against a private copy of the session; the first to
     finish without error wins: its events (and so its output and state) go to the real session,
     the others are cancelled and leave nothing behind. If all fail, the last error is raised.

@@ -29,6 +29,7 @@ from google.adk.events.event import Event
 
 from adk_fluent.adk.custom_agents.halt import halted
 from adk_fluent.adk.custom_agents.handoff import handed_over
+from adk_fluent.adk.custom_agents.node import NodeAgent
 from adk_fluent.adk.custom_agents.steps import (
     failure,
     make_event,
@@ -64,7 +65,7 @@ class _Ended:
     error: BaseException | None = None
 
 
-class FanOutAgent(BaseAgent):
+class FanOutAgent(NodeAgent):
     """Branches run concurrently on their own branches of the real session; see the module."""
 
     join: str | None = None  # None: every branch; "first_complete": the first to finish

@@ -7,7 +7,6 @@ import contextlib
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from google.adk.agents.base_agent import BaseAgent
 from google.adk.events.event import Event
 
 from adk_fluent.adk.custom_agents.concurrency import (
@@ -17,6 +16,7 @@ from adk_fluent.adk.custom_agents.concurrency import (
     tagged,
 )
 from adk_fluent.adk.custom_agents.halt import halted
+from adk_fluent.adk.custom_agents.node import NodeAgent
 from adk_fluent.adk.custom_agents.steps import (
     failure,
     make_event,
@@ -32,7 +32,7 @@ from adk_fluent.ir.route_rules import matches, normalise_label
 from adk_fluent.ir.steps import STEP_RAISED
 
 
-class RouteAgent(BaseAgent):
+class RouteAgent(NodeAgent):
     """Runs the first sub-agent whose rule matches state[key]; the last is `otherwise` if present."""
 
     key: str
@@ -40,41 +40,45 @@ class RouteAgent(BaseAgent):
     has_otherwise: bool = False
     normalize: Any = True
 
-    async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
+    def choose(self, ctx: Any) -> int | Event:
+        """The index of the branch the rules pick from state (-1: the otherwise branch, the
+        last), or the failure event (no rule
+        matched and no otherwise, the key is missing, or a rule raised)."""
         state = read_view(ctx, f"Route '{self.name}'", self.name)
         value = state.get(self.key)
-        chosen = None
         if value is not None:
             try:
                 label = normalise_label(value, self.normalize)
                 for index, rule in enumerate(self.rules):
                     if matches(rule, label, value, self.normalize, state):
-                        chosen = self.sub_agents[index]
-                        break
+                        return index
             except Exception as error:  # a .when() predicate or a normalize function
-                yield failure(ctx, self.name, STEP_RAISED, raised(self.name, "a rule", error))
-                return
-        if chosen is None and self.has_otherwise:
-            chosen = self.sub_agents[-1]
-        if chosen is None:
-            reason = (
-                f"state has no '{self.key}'"
-                if value is None
-                else f"no rule matched {self.key}={value!r:.100}"
-            )
-            yield failure(
-                ctx,
-                self.name,
-                "ROUTE_NO_MATCH" if value is not None else "ROUTE_KEY_MISSING",
-                f"Route '{self.name}': {reason}, and the route has no .otherwise(...) branch. "
-                "Add .otherwise(agent) or make sure an earlier step writes a matching value.",
-            )
+                return failure(ctx, self.name, STEP_RAISED, raised(self.name, "a rule", error))
+        if self.has_otherwise:
+            return -1  # the otherwise branch is the last
+        reason = (
+            f"state has no '{self.key}'"
+            if value is None
+            else f"no rule matched {self.key}={value!r:.100}"
+        )
+        return failure(
+            ctx,
+            self.name,
+            "ROUTE_NO_MATCH" if value is not None else "ROUTE_KEY_MISSING",
+            f"Route '{self.name}': {reason}, and the route has no .otherwise(...) branch. "
+            "Add .otherwise(agent) or make sure an earlier step writes a matching value.",
+        )
+
+    async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
+        chosen = self.choose(ctx)
+        if isinstance(chosen, Event):
+            yield chosen
             return
-        async for event in chosen.run_async(ctx):
+        async for event in self.sub_agents[chosen].run_async(ctx):
             yield event
 
 
-class MapOverAgent(BaseAgent):
+class MapOverAgent(NodeAgent):
     """Runs the body once per item of state[list_key] and stores the body's outputs, in order.
 
     If an item fails (its body raises or a step in it fails), the item key is cleared before

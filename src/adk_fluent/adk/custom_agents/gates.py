@@ -36,6 +36,7 @@ from google.adk.events.event import Event
 from adk_fluent.adk.custom_agents.flow import RouteAgent
 from adk_fluent.adk.custom_agents.halt import halt, halted
 from adk_fluent.adk.custom_agents.handoff import handed_over
+from adk_fluent.adk.custom_agents.node import NodeAgent
 from adk_fluent.adk.custom_agents.steps import failure, make_event, raised, state_of, user_text
 from adk_fluent.ir.nodes import DEFAULT_APPROVE_WORDS, DEFAULT_REJECT_WORDS
 from adk_fluent.ir.state_keys import gate_resume_key
@@ -220,7 +221,7 @@ def _resume(gate: str | None, cursors: dict[str, Any], asked_in: str) -> dict[st
     return {"gate": gate, "cursors": cursors, "asked_in": asked_in}
 
 
-class _GateAware(BaseAgent):
+class _GateAware(NodeAgent):
     """The bookkeeping every gate-aware container shares; the outermost one owns the `_Run`."""
 
     async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:

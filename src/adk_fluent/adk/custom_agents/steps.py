@@ -17,6 +17,7 @@ from google.adk.events.event_actions import EventActions
 from google.genai import types
 
 from adk_fluent.adk.custom_agents.halt import halt, halted, release
+from adk_fluent.adk.custom_agents.node import NodeAgent
 from adk_fluent.errors import StepFailed
 from adk_fluent.ir.steps import LOGGER_NAME, NOT_STORABLE, STEP_RAISED, ReadOnlyState
 from adk_fluent.ir.values import storable_copy
@@ -124,7 +125,7 @@ def failure(ctx: Any, author: str, code: str, message: str) -> Event:
     return make_event(ctx, author, error=(code, message))
 
 
-class FallbackAgent(BaseAgent):
+class FallbackAgent(NodeAgent):
     """Runs sub-agents in order until one completes without failing; if all fail, the last
     failure stands (its exception is raised, or its error event is the run's last word).
 

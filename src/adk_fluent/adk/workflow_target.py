@@ -1,0 +1,234 @@
+"""IR -> an ADK 2.x Workflow graph: the 'workflow' compile target (docs/workflow.md).
+
+ADK 2.x deprecates SequentialAgent, ParallelAgent and LoopAgent in favour of `Workflow`. This
+target builds the same tree as a graph, and constructs none of the three:
+
+- a pipeline is a chain of edges, a FanOut parallel edges, a Route a routing map chosen by a
+  RouteChoice node, a loop a cycle with a LoopCheck after each item of its body (ADK's LoopAgent
+  checks for an escalation after each sub-agent, so an escalation skips the rest of the body);
+- an LLM agent runs in chat mode, alone in a one-node Workflow of its own name. A Workflow runs
+  a chat agent only first in a graph (it rejects one after another node), and a chat agent ends
+  its graph's branch; in chat mode the agent sees the conversation exactly as in the classic
+  target (ADK's own history rules), where a single-turn node would see only the previous
+  node's output;
+- adk-fluent's own steps (S, tap, exit_when, gates) and every construct the graph model cannot
+  express with the same behaviour run as agent nodes: map_over, race, timeout, fallback,
+  chunked edges, a merging or first_complete FanOut, a composite with a gate inside (its turns
+  pause and resume inside it), a composite with agent callbacks, an agent with transfer targets
+  or agent tools, native and remote agents. Inside an agent node, composites compile to
+  adk-fluent's own sequence, parallel and loop agents, never to the deprecated ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adk_fluent.adk.compile import Compiler, ModelFor, _gates_in
+from adk_fluent.errors import BuildError, EmptyCompositeError
+from adk_fluent.ir import nodes as ir
+
+# the fields a composite may set and still be a graph (a Workflow has no agent callbacks)
+_GRAPH_FIELDS = frozenset({"name", "sub_agents", "description"})
+
+
+def _graph_end() -> None:
+    """The node a loop's DONE edge and a Route's STOP edge lead to: it does nothing."""
+    return None
+
+
+class WorkflowCompiler(Compiler):
+    """Compiles a tree to a Workflow graph; see the module docstring for what becomes what."""
+
+    def __init__(self, root: ir.Node, model_for: ModelFor | None, state_schema: Any = None) -> None:
+        super().__init__(root, model_for)
+        self.inside = 0  # > 0: compiling inside an agent node, which runs its children itself
+        self.state_schema = state_schema
+
+    def compile(self, node: ir.Node) -> Any:
+        from google.adk.workflow import START, Workflow
+
+        if isinstance(node, ir.LlmAgentNode) and self.state_schema is None:
+            # one agent (with its transfer targets) is the same agent on both targets: ADK's
+            # Runner resumes a conversation at the agent a transfer reached only under an
+            # agent root, and the agent is no deprecated class
+            return self._agent_node(node, lambda: self.visit(node))
+        top = self.visit(node)
+        if isinstance(top, Workflow) and self.state_schema is None:
+            return top
+        edges = top.edges if isinstance(top, Workflow) else [(START, top)]
+        fields: dict[str, Any] = {"name": node.name, "edges": edges}
+        if isinstance(top, Workflow) and top.description:
+            fields["description"] = top.description
+        if self.state_schema is not None:
+            fields["state_schema"] = self.state_schema
+        try:
+            return Workflow(**fields)
+        except ValueError as error:  # ADK checks function nodes' parameters against the schema
+            raise BuildError(
+                str(error).splitlines()[0],
+                agent=node.name,
+                field="state_schema",
+                hint="declare the key in the StateSchema, or leave state_schema unset.",
+            ) from None
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _graph(self, node: ir.Node, edges: list[Any]) -> Any:
+        from google.adk.workflow import Workflow
+
+        description = getattr(node, "description", None)
+        fields: dict[str, Any] = {"name": node.name, "edges": edges}
+        if isinstance(description, str) and description:
+            fields["description"] = description
+        return Workflow(**fields)
+
+    def _agent_node(self, node: ir.Node, compile_it: Any) -> Any:
+        """Compile `node` as one agent that runs its children itself."""
+        self.inside += 1
+        try:
+            return compile_it()
+        finally:
+            self.inside -= 1
+
+    def _graph_shaped(self, node: ir.Node, *allowed: str) -> bool:
+        """Whether a composite can be a graph: not inside an agent node, no gate inside, and no
+        field a Workflow cannot carry (its agent callbacks, above all)."""
+        if self.inside or _gates_in(node):
+            return False
+        known: frozenset[str] = getattr(node, "ADK_FIELDS", frozenset())
+        fields = {field for field in vars(node) if field in known}
+        return fields <= _GRAPH_FIELDS | set(allowed)
+
+    def _end_node(self, owner: str) -> Any:
+        from google.adk.workflow import FunctionNode
+
+        name = self.unique(f"{owner}_end")
+        del self.renamed[name]  # a function node: no agent, no event
+        return FunctionNode(func=_graph_end, name=name)
+
+    def _nodes(self, node: ir.Node) -> list[Any]:
+        if not node.children:
+            kind = getattr(node, "ADK_CLASS", type(node).__name__)
+            raise EmptyCompositeError(f"{kind} has no sub-agents", agent=node.name)
+        return [self.visit(child) for child in node.children]
+
+    # -- leaves ---------------------------------------------------------------------------------
+    def visit_llm_agent(self, node: ir.LlmAgentNode) -> Any:
+        if self.inside:
+            return super().visit_llm_agent(node)
+        from google.adk.workflow import START, Workflow
+
+        # its transfer targets and agent tools run inside it: compiled as agents
+        agent = self._agent_node(node, lambda: self._adk_agent(node, extra={"mode": "chat"}))
+        return Workflow(name=node.name, edges=[(START, agent)])
+
+    # -- composites -----------------------------------------------------------------------------
+    def visit_sequential_agent(self, node: ir.SequentialAgentNode) -> Any:
+        if not self._graph_shaped(node):
+            from adk_fluent.adk.custom_agents.gates import GatedSequenceAgent
+
+            return self._agent_node(node, lambda: self._adk_agent(node, GatedSequenceAgent))
+        from google.adk.workflow import START
+
+        return self._graph(node, [(START, *self._nodes(node))])
+
+    def visit_parallel_agent(self, node: ir.ParallelAgentNode) -> Any:
+        if node.join is not None or node.merge is not None:
+            return self._agent_node(node, lambda: self._fanout(node))
+        if not self._graph_shaped(node):
+            from adk_fluent.adk.custom_agents.gates import GatedParallelAgent
+
+            return self._agent_node(node, lambda: self._adk_agent(node, GatedParallelAgent))
+        from google.adk.workflow import START
+
+        return self._graph(node, [(START, tuple(self._nodes(node)))])
+
+    def visit_loop_agent(self, node: ir.LoopAgentNode) -> Any:
+        self.loop_depth += 1
+        try:
+            if self._graph_shaped(node, "max_iterations"):
+                return self._loop_graph(node)
+            from adk_fluent.adk.custom_agents.gates import GatedLoopAgent
+
+            self.loops.append(node.name)
+            try:
+                return self._agent_node(node, lambda: self._adk_agent(node, GatedLoopAgent))
+            finally:
+                self.loops.pop()
+        finally:
+            self.loop_depth -= 1
+
+    def _loop_graph(self, node: ir.LoopAgentNode) -> Any:
+        from google.adk.workflow import START
+
+        from adk_fluent.adk.custom_agents.graph import AGAIN, DONE, NEXT, LoopCheck
+
+        items = self._nodes(node)
+        names = [self.unique(f"{node.name}_check") for _ in items[1:]]
+        for name in names:
+            self.renamed[name] = node.name  # seen as the loop (visibility, telemetry)
+        # the last check runs once per iteration: it has the loop's name, so a trace shows an
+        # agent span of the loop's name per iteration (telemetry/enrichment.py)
+        names.append(node.name)
+        limit = node.max_iterations if isinstance(node.max_iterations, int) else None
+        end = self._end_node(node.name)
+        edges: list[Any] = [(START, items[0])]
+        for index, (item, name) in enumerate(zip(items, names, strict=True)):
+            last = index == len(items) - 1
+            check = LoopCheck(name=name, checks=tuple(names), last=last, max_iterations=limit)
+            onward = {AGAIN: items[0]} if last else {NEXT: items[index + 1]}
+            edges += [(item, check), (check, {**onward, DONE: end})]
+        return self._graph(node, edges)
+
+    def visit_route(self, node: ir.RouteNode) -> Any:
+        if self.inside or any(_gates_in(child) for child in node.children):
+            return self._agent_node(node, lambda: super(WorkflowCompiler, self).visit_route(node))
+        from google.adk.workflow import START
+
+        from adk_fluent.adk.custom_agents.graph import STOP, RouteChoice, branch_route
+
+        branches = self._nodes(node)
+        choice = RouteChoice(
+            name=node.name,
+            key=node.key,
+            rules=node.rules,
+            has_otherwise=node.has_otherwise,
+            normalize=node.normalize,
+            branch_names=tuple(child.name for child in node.children),
+        )
+        routes: dict[str, Any] = {
+            branch_route(index): branches[index] for index in range(len(node.rules))
+        }
+        if node.has_otherwise:
+            routes[branch_route(-1)] = branches[-1]
+        routes[STOP] = self._end_node(node.name)
+        return self._graph(node, [(START, choice, routes)])
+
+    # -- agent nodes: each runs its children itself ------------------------------------------------
+    def visit_chunked_edge(self, node: ir.ChunkedEdgeNode) -> Any:
+        return self._agent_node(
+            node, lambda: super(WorkflowCompiler, self).visit_chunked_edge(node)
+        )
+
+    def visit_fallback(self, node: ir.FallbackNode) -> Any:
+        return self._agent_node(node, lambda: super(WorkflowCompiler, self).visit_fallback(node))
+
+    def visit_map_over(self, node: ir.MapOverNode) -> Any:
+        return self._agent_node(node, lambda: super(WorkflowCompiler, self).visit_map_over(node))
+
+    def visit_timeout(self, node: ir.TimeoutNode) -> Any:
+        return self._agent_node(node, lambda: super(WorkflowCompiler, self).visit_timeout(node))
+
+    def visit_race(self, node: ir.RaceNode) -> Any:
+        return self._agent_node(node, lambda: super(WorkflowCompiler, self).visit_race(node))
+
+    def visit_native_agent(self, node: ir.NativeAgentNode) -> Any:
+        return self._agent_node(
+            node, lambda: super(WorkflowCompiler, self).visit_native_agent(node)
+        )
+
+
+def compile_workflow(
+    root: ir.Node, model_for: ModelFor | None = None, state_schema: Any = None
+) -> Any:
+    """Check the tree, then compile it to an ADK Workflow (ADK 2.x)."""
+    return WorkflowCompiler(root, model_for, state_schema).compile(root)
