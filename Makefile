@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo regen check gate test test-fast test-unit tide tide-one tide-newest lint typecheck bench clean
+.PHONY: setup demo regen check gate test test-workflow test-fast test-unit tide tide-one tide-newest lint typecheck bench clean
 
 # pytest rewrites assertions in test modules and plugins; let it cache them in __pycache__ even
 # where the environment turns bytecode caching off (it would otherwise recompile ~200 modules on
@@ -45,6 +45,9 @@ gate: $(STAMP)  ## Fail on breaking ADK changes nobody acknowledged in diffs/ack
 
 test: $(STAMP)  ## The whole suite (every tier) on both ADK ends (google-adk 1.25.0 and the newest 2.x).
 	$(BIN)/nox -s tests
+
+test-workflow: $(STAMP)  ## The behaviour tier on the newest ADK with every tree compiled to a Workflow graph.
+	$(BIN)/nox -s tests_workflow
 
 test-fast: $(STAMP)  ## The whole suite (every tier) on the ADK in .venv only, on every core.
 	$(BIN)/python -m pytest -q -n auto

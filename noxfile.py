@@ -67,6 +67,15 @@ def tests(session: nox.Session, adk: str) -> None:
 
 
 @nox.session(python=None)
+def tests_workflow(session: nox.Session) -> None:
+    """The behaviour tier again on the newest ADK, every tree compiled to an ADK 2.x Workflow
+    graph (ADK_FLUENT_TARGET=workflow; docs/workflow.md): the same behaviour on both targets.
+    `make test-workflow`; tests marked for the classic target still run on it."""
+    session.env["ADK_FLUENT_TARGET"] = "workflow"
+    _suite(session, NEWEST_ADK, session.posargs or ["tests/behaviour"])
+
+
+@nox.session(python=None)
 @nox.parametrize("adk", TIDE_RELEASES, ids=TIDE_RELEASES)
 def tide(session: nox.Session, adk: str) -> None:
     """The whole suite against one release of the tide sample (`nox -s tide` runs them all)."""

@@ -104,7 +104,12 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         )
     target = os.environ.get("ADK_FLUENT_TIER_REPORT")
     if target:
-        record = {"adk": ADK_VERSION, "wall_seconds": round(wall, 1), "exit": exitstatus}
+        # a run on the Workflow target (ADK_FLUENT_TARGET=workflow, `make test-workflow`) is
+        # its own row: it runs the behaviour tier only
+        label = ADK_VERSION + (
+            "/workflow" if os.environ.get("ADK_FLUENT_TARGET") == "workflow" else ""
+        )
+        record = {"adk": label, "wall_seconds": round(wall, 1), "exit": exitstatus}
         record["tiers"] = {k: dict(v, seconds=round(v["seconds"], 1)) for k, v in tally.items()}
         with open(target, "a", encoding="utf-8") as out:
             out.write(json.dumps(record) + "\n")

@@ -17,7 +17,13 @@ from typing import Any
 
 from adk_fluent.errors import BuildError, RunError, did_you_mean
 from adk_fluent.ir.nodes import Node
-from adk_fluent.ir.options import BuildOptions, ExecutionConfig, VisibilityMode, visibility_mode
+from adk_fluent.ir.options import (
+    BuildOptions,
+    ExecutionConfig,
+    VisibilityMode,
+    check_target,
+    visibility_mode,
+)
 from adk_fluent.run.events import AgentEvent, final_text, first_error
 from adk_fluent.run.stores import (
     ensure_session,
@@ -121,6 +127,8 @@ class Engine:
     ) -> Any:
         from google.adk.runners import Runner
 
+        if target is not None:  # before any store is opened
+            check_target(target)
         if session_service is None:
             session_service = session_service_for(session_store)
         return Runner(

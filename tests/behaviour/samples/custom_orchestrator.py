@@ -95,27 +95,27 @@ def native():
     return SequentialAgent(name="release_desk", sub_agents=[collector, flow, announcer])
 
 
+# Its custom agent's fields are typed LlmAgent / LoopAgent / SequentialAgent, and a Workflow is
+# no agent: under ADK_FLUENT_TARGET=workflow these tests build for the classic target.
+CLASSIC_TARGET = "a custom agent whose fields are typed with ADK's classic agent classes"
+
+
 def fluent():
-    # the custom agent's fields are typed LlmAgent / LoopAgent / SequentialAgent: its parts are
-    # built for the classic target whatever the default is (a Workflow is no agent)
     flow = ReleaseNotesFlow(
         name="release_notes_flow",
-        drafter=Agent("notes_drafter", MODEL)
-        .instruct(DRAFT)
-        .outputs("notes")
-        .build(target="classic"),
+        drafter=Agent("notes_drafter", MODEL).instruct(DRAFT).outputs("notes").build(),
         review_loop=Loop(
             Agent("notes_reviewer", MODEL).instruct(REVIEW).outputs("feedback"),
             Agent("notes_polisher", MODEL).instruct(POLISH).outputs("notes"),
             max_iterations=2,
             name="notes_review",
-        ).build(target="classic"),
+        ).build(),
         checks=(
             Agent("style_checker", MODEL).instruct(STYLE).outputs("style")
             >> Agent("risk_checker", MODEL).instruct(RISK).outputs("risk")
         )
         .named("notes_checks")
-        .build(target="classic"),
+        .build(),
     )
     return (
         Agent("change_collector", MODEL).instruct(COLLECT).outputs("changes")

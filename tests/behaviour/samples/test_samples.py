@@ -29,8 +29,11 @@ def _quiet_adk_runtime(test):
 def _params(assertion: str) -> list:
     params = []
     for name in support.SAMPLE_NAMES:
-        reason = getattr(support.load(name), "XFAIL", {}).get(assertion)
+        sample = support.load(name)
+        reason = getattr(sample, "XFAIL", {}).get(assertion)
         marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        if hasattr(sample, "CLASSIC_TARGET"):  # tests/conftest.py: built for the classic target
+            marks.append(pytest.mark.classic_target(sample.CLASSIC_TARGET))
         params.append(pytest.param(name, marks=marks, id=name))
     return params
 
