@@ -59,6 +59,7 @@ _EXPORTS = {
     "check_contracts": "api.checks",
     "infer_visibility": "analysis.visibility",
     "restore_content": "adk.plugins.visibility",
+    "available_targets": "adk.app",
     "close_session_stores": "run.stores",
     "prepare_session_store": "run.stores",
     "BuildOptions": "ir.options",
@@ -211,6 +212,7 @@ __all__ = [
     "register_check",
     "registered_checks",
     "restore_content",
+    "available_targets",
     "tap",
     "timeout",
     "to_apps",
@@ -221,6 +223,7 @@ __all__ = [
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
+    from adk_fluent.adk.app import available_targets
     from adk_fluent.adk.plugins.visibility import restore_content
     from adk_fluent.analysis.contracts import (
         ContractReport,

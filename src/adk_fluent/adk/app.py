@@ -35,6 +35,18 @@ def default_target() -> CompileTarget:
     return "classic" if classic_agents_available() else "workflow"
 
 
+def available_targets() -> tuple[CompileTarget, ...]:
+    """The compile targets the installed ADK can run: ('classic',) on 1.x (and on a 2.x release
+    whose Workflow cannot run what the target needs), ('classic', 'workflow') on the others;
+    ('workflow',) once a release drops the classic agents."""
+    from adk_fluent.adk.compat import classic_agents_available, workflow_graphs_missing
+
+    targets: list[CompileTarget] = ["classic"] if classic_agents_available() else []
+    if workflow_graphs_missing() is None:
+        targets.append("workflow")
+    return tuple(targets)
+
+
 def resolve_target(target: Any = None, config: ExecutionConfig | None = None) -> CompileTarget:
     """The compile target of one build: the call's, else the config's, else the default; a
     Workflow target the installed ADK cannot run is a BuildError."""
@@ -47,7 +59,8 @@ def resolve_target(target: Any = None, config: ExecutionConfig | None = None) ->
         missing = workflow_graphs_missing()
         if missing is not None:
             raise BuildError(
-                f"the 'workflow' compile target needs ADK 2.x: {missing}",
+                f"the 'workflow' compile target needs ADK 2.x Workflow graphs it can run: "
+                f"{missing}",
                 field="target",
                 hint="use target='classic' (the default on this release), or upgrade google-adk "
                 "to 2.x.",

@@ -237,4 +237,11 @@ def workflow_graphs_missing() -> str | None:
         return f"google-adk {adk_version()} has no Workflow graphs (google.adk.workflow, ADK 2.x)"
     if "mode" not in installed_fields("LlmAgent"):
         return f"google-adk {adk_version()}'s LlmAgent has no 'mode' to run as a chat node"
+    from adk_fluent.adk.probes import workflow_runs_transfers
+
+    if not workflow_runs_transfers():  # 2.0 ends a graph node at the transfer (2.4 does not)
+        return (
+            f"google-adk {adk_version()}'s Workflow ends an agent at a transfer instead of "
+            "running the agent it transfers to"
+        )
     return None

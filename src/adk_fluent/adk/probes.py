@@ -305,6 +305,38 @@ PROBES: dict[str, Callable[[], Any]] = {
 }
 
 
+def workflow_runs_transfers() -> bool:
+    """Whether an agent of an ADK Workflow graph (run in chat mode, alone in a one-node Workflow,
+    as the workflow target places it) runs the agent it transfers to inside the graph. Not in
+    PROBES (the release scans): it is asked only of a release that has Workflow graphs, once.
+
+    Scenario: `lead` transfers to its sub-agent `helper`, which replies; is helper's reply
+    stored?"""
+    from google.adk.agents import LlmAgent
+    from google.adk.workflow import START, Workflow
+
+    helper = LlmAgent(
+        name="helper", model=_scripted_model(["probe-helper-reply"], []), description="Helps."
+    )
+    lead = LlmAgent(
+        name="lead",
+        mode="chat",
+        model=_scripted_model([("transfer_to_agent", {"agent_name": "helper"})], []),
+        sub_agents=[helper],
+    )
+    root = Workflow(
+        name="probe_root", edges=[(START, Workflow(name="lead", edges=[(START, lead)]))]
+    )
+
+    async def probe() -> bool:
+        events = await _run_once(root)
+        return any(e.author == "helper" and e.content for e in events)
+
+    with warnings.catch_warnings():  # ADK's experimental-feature notes are not the caller's
+        warnings.simplefilter("ignore")
+        return bool(_in_worker_thread(probe))
+
+
 def run_all() -> dict[str, Any]:
     """Every probe's answer on the installed ADK."""
     return {name: probe() for name, probe in sorted(PROBES.items())}

@@ -31,6 +31,30 @@ from adk_fluent.ir import nodes as ir
 _GRAPH_FIELDS = frozenset({"name", "sub_agents", "description"})
 
 
+def _may_escalate(node: ir.Node) -> bool:
+    """Whether a loop item can end its loop (an event with `escalate`): an exit_when, a tool
+    (ADK's exit_loop, or any tool setting `tool_context.actions.escalate`), a callback, or an
+    agent adk-fluent cannot see into. A plain LLM agent's reply never escalates."""
+    for inner in ir.walk(node):
+        if isinstance(inner, ir.TransformNode | ir.TapNode):
+            continue
+        if isinstance(inner, ir.SequentialAgentNode | ir.ParallelAgentNode | ir.RouteNode):
+            if any(field.endswith("_callback") for field in vars(inner)):
+                return True
+            continue
+        if isinstance(inner, ir.LlmAgentNode):
+            if (
+                inner.children
+                or inner.attached
+                or "tools" in vars(inner)
+                or any(field.endswith("_callback") for field in vars(inner))
+            ):
+                return True
+            continue
+        return True  # exit_when, a loop, a gate, map_over, race, a native agent, ...
+    return False
+
+
 def _graph_end() -> None:
     """The node a loop's DONE edge and a Route's STOP edge lead to: it does nothing."""
     return None
@@ -117,9 +141,12 @@ class WorkflowCompiler(Compiler):
             return super().visit_llm_agent(node)
         from google.adk.workflow import START, Workflow
 
-        # its transfer targets and agent tools run inside it: compiled as agents
-        agent = self._agent_node(node, lambda: self._adk_agent(node, extra={"mode": "chat"}))
-        return Workflow(name=node.name, edges=[(START, agent)])
+        return Workflow(name=node.name, edges=[(START, self._chat_agent(node))])
+
+    def _chat_agent(self, node: ir.LlmAgentNode) -> Any:
+        """The LlmAgent in chat mode; its transfer targets and agent tools run inside it, so
+        they compile as agents."""
+        return self._agent_node(node, lambda: self._adk_agent(node, extra={"mode": "chat"}))
 
     # -- composites -----------------------------------------------------------------------------
     def visit_sequential_agent(self, node: ir.SequentialAgentNode) -> Any:
@@ -140,7 +167,15 @@ class WorkflowCompiler(Compiler):
             return self._agent_node(node, lambda: self._adk_agent(node, GatedParallelAgent))
         from google.adk.workflow import START
 
-        return self._graph(node, [(START, tuple(self._nodes(node)))])
+        # each branch follows START and ends its own branch: a chat agent needs no Workflow
+        # of its own there
+        branches = [
+            self._chat_agent(child) if isinstance(child, ir.LlmAgentNode) else self.visit(child)
+            for child in node.children
+        ]
+        if not branches:
+            raise EmptyCompositeError(f"{node.ADK_CLASS} has no sub-agents", agent=node.name)
+        return self._graph(node, [(START, tuple(branches))])
 
     def visit_loop_agent(self, node: ir.LoopAgentNode) -> Any:
         self.loop_depth += 1
@@ -160,23 +195,27 @@ class WorkflowCompiler(Compiler):
     def _loop_graph(self, node: ir.LoopAgentNode) -> Any:
         from google.adk.workflow import START
 
-        from adk_fluent.adk.custom_agents.graph import AGAIN, DONE, NEXT, LoopCheck
+        from adk_fluent.adk.custom_agents.graph import AGAIN, DONE, NEXT, LoopCheck, LoopStart
 
         items = self._nodes(node)
-        names = [self.unique(f"{node.name}_check") for _ in items[1:]]
-        for name in names:
-            self.renamed[name] = node.name  # seen as the loop (visibility, telemetry)
-        # the last check runs once per iteration: it has the loop's name, so a trace shows an
-        # agent span of the loop's name per iteration (telemetry/enrichment.py)
-        names.append(node.name)
+        start = LoopStart(name=self.unique(f"{node.name}_start"), loop=node.name)
+        self.renamed[start.name] = node.name  # seen as the loop (visibility, telemetry)
         limit = node.max_iterations if isinstance(node.max_iterations, int) else None
         end = self._end_node(node.name)
-        edges: list[Any] = [(START, items[0])]
-        for index, (item, name) in enumerate(zip(items, names, strict=True)):
-            last = index == len(items) - 1
-            check = LoopCheck(name=name, checks=tuple(names), last=last, max_iterations=limit)
-            onward = {AGAIN: items[0]} if last else {NEXT: items[index + 1]}
-            edges += [(item, check), (check, {**onward, DONE: end})]
+        edges: list[Any] = [(START, start, items[0])]
+        for index, (item, child) in enumerate(zip(items, node.children, strict=True)):
+            if index == len(items) - 1:
+                # the last check runs once per iteration: it has the loop's name, so a trace
+                # shows an agent span of the loop's name per iteration (telemetry/enrichment.py)
+                check = LoopCheck(name=node.name, loop=node.name, last=True, max_iterations=limit)
+                edges += [(item, check), (check, {AGAIN: items[0], DONE: end})]
+            elif not _may_escalate(child):  # nothing to check: straight on
+                edges.append((item, items[index + 1]))
+            else:
+                name = self.unique(f"{node.name}_check")
+                self.renamed[name] = node.name
+                check = LoopCheck(name=name, loop=node.name)
+                edges += [(item, check), (check, {NEXT: items[index + 1], DONE: end})]
         return self._graph(node, edges)
 
     def visit_route(self, node: ir.RouteNode) -> Any:

@@ -27,7 +27,13 @@ from collections import OrderedDict
 from typing import Any
 
 from adk_fluent.adk.compat import invocation_of
-from adk_fluent.adk.custom_agents.graph import LoopCheck, RouteChoice, iteration_of, route_taken
+from adk_fluent.adk.custom_agents.graph import (
+    LoopCheck,
+    LoopStart,
+    RouteChoice,
+    loop_iteration,
+    route_taken,
+)
 from adk_fluent.adk.model_selection import selection_for
 from adk_fluent.adk.plugins.middleware import agent_facts, model_call, remember
 from adk_fluent.analysis.node_facts import NodeFacts
@@ -62,9 +68,8 @@ def node_attributes(facts: NodeFacts, pipeline: str | None = None) -> dict[str, 
     return {k: v for k, v in attributes.items() if v is not None and v != ()}
 
 
-def _node_path(callback_context: Any) -> str:
-    """Where the agent runs in a Workflow graph (ADK 2.x); '' outside one."""
-    return str(getattr(invocation_of(callback_context), "node_path", None) or "")
+def _invocation_id(callback_context: Any) -> str:
+    return str(getattr(invocation_of(callback_context), "invocation_id", "") or "")
 
 
 class OtelEnrichment(Middleware):
@@ -104,9 +109,9 @@ class OtelEnrichment(Middleware):
         if facts is None:
             return None
         attributes = self._node(facts)
-        if isinstance(agent, LoopCheck):  # the Workflow target's loop (docs/workflow.md)
-            if agent.last:
-                iteration = iteration_of(_node_path(callback_context), facts.name)
+        if isinstance(agent, LoopCheck | LoopStart):  # the Workflow target's loop (workflow.md)
+            if isinstance(agent, LoopCheck) and agent.last:
+                iteration = loop_iteration(_invocation_id(callback_context), facts.name)
                 attributes = {**attributes, "adk_fluent.loop.iterations": iteration}
             set_attributes(span, {k: v for k, v in attributes.items() if v is not None})
             return None
@@ -120,8 +125,8 @@ class OtelEnrichment(Middleware):
                 if facts.starts_iteration:
                     run[1] += 1
                 attributes = {**attributes, "adk_fluent.loop.iteration": run[1]}
-            else:  # a Workflow loop has no agent span: its iteration is in the node path
-                iteration = iteration_of(_node_path(callback_context), facts.loop)
+            else:  # a Workflow loop has no agent span: its LoopStart counts the iterations
+                iteration = loop_iteration(_invocation_id(callback_context), facts.loop)
                 if iteration is not None:
                     attributes = {**attributes, "adk_fluent.loop.iteration": iteration}
         if facts.route is not None:
@@ -138,8 +143,7 @@ class OtelEnrichment(Middleware):
         run = self._runs.pop(self._key(callback_context, facts.name), None)
         if isinstance(agent, RouteChoice) and run is not None and run[0].is_recording():
             # the Workflow target's route: the branch runs after its choice's span ended
-            invocation = invocation_of(callback_context)
-            taken = route_taken(getattr(invocation, "invocation_id", ""), agent.name)
+            taken = route_taken(_invocation_id(callback_context), agent.name)
             if taken is not None:
                 run[0].set_attribute("adk_fluent.route.taken", taken)
         if run is not None and facts.kind != "route" and run[0].is_recording():

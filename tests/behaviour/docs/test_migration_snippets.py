@@ -28,6 +28,7 @@ PAGES = (
     "deployment.md",
     "streaming.md",
     "replay.md",
+    "workflow.md",
 )
 SKIP_LINE = "# needs a real Gemini key"
 _BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)

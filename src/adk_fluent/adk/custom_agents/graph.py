@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import AsyncGenerator
+from dataclasses import dataclass
 from typing import Any
 
 from google.adk.agents.base_agent import BaseAgent
@@ -34,16 +35,6 @@ _TAKEN: OrderedDict[tuple[str, str], str] = OrderedDict()
 def route_taken(invocation_id: str, route: str) -> str | None:
     """The branch a RouteChoice of this invocation chose (read once, by telemetry)."""
     return _TAKEN.pop((invocation_id, route), None)
-
-
-def iteration_of(node_path: str, loop: str) -> int | None:
-    """The iteration (from 1) of loop `loop` that a node path is in: the run count of the
-    path's segment just below the loop's (`root@1/refine@1/polish@2/polish@1` -> 2)."""
-    segments = node_path.split("/")
-    for index, segment in enumerate(segments[:-1]):
-        if segment.rpartition("@")[0] == loop:
-            return _run_index(segments[index + 1])
-    return None
 
 
 def branch_route(index: int) -> str:
@@ -75,15 +66,45 @@ def _edge(ctx: Any, author: str, route: str) -> Event:
     return event
 
 
-def _path_of(event: Event) -> str:
+def _in_loop(event: Event, loop: str) -> bool:
+    """Whether an event comes from inside a run of loop `loop`: its node path (set by ADK on
+    every event of a Workflow) has a segment of the loop's name."""
     info = getattr(event, "node_info", None)
-    return getattr(info, "path", None) or ""
+    path = getattr(info, "path", None) or ""
+    return any(segment.rpartition("@")[0] == loop for segment in path.split("/"))
 
 
-def _run_index(node_path: str) -> int:
-    """How many times this node has run inside its parent's run: `loop@1/check@3` -> 3."""
-    _, _, count = node_path.rpartition("@")
-    return int(count) if count.isdigit() else 1
+@dataclass
+class _LoopRun:
+    """One run of a Workflow loop: its iteration (from 1) and how far its events were read."""
+
+    iteration: int = 1
+    seen: int = 0  # session events before this index were read by an earlier check
+
+
+_LOOPS_REMEMBERED = 4096  # loop runs in flight at once
+_LOOPS: OrderedDict[tuple[str, str], _LoopRun] = OrderedDict()
+
+
+def loop_iteration(invocation_id: str, loop: str) -> int | None:
+    """The iteration (from 1) a Workflow loop of this invocation is in, or None (telemetry)."""
+    run = _LOOPS.get((invocation_id, loop))
+    return None if run is None else run.iteration
+
+
+class LoopStart(BaseAgent):
+    """The first node of a loop's graph: a new run of the loop, at iteration 1. (The iteration
+    lives here, not in the node path: ADK before 2.10 gives an agent node no path.)"""
+
+    loop: str
+
+    async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
+        _LOOPS[(ctx.invocation_id, self.loop)] = _LoopRun(seen=len(ctx.session.events))
+        _LOOPS.move_to_end((ctx.invocation_id, self.loop))
+        while len(_LOOPS) > _LOOPS_REMEMBERED:
+            _LOOPS.popitem(last=False)
+        return
+        yield  # an async generator that yields nothing
 
 
 class LoopCheck(BaseAgent):
@@ -92,33 +113,32 @@ class LoopCheck(BaseAgent):
     else go on to the next item, or (the last check) to the next iteration while
     `max_iterations` allows."""
 
-    checks: tuple[str, ...]  # the names of every check of this loop (this one included)
+    loop: str
     last: bool = False
     max_iterations: int | None = None
 
-    def _escalated(self, ctx: Any, loop_path: str) -> bool:
-        """Whether an event of this loop's run escalated since its previous check."""
-        inside = f"{loop_path}/"
-        for event in reversed(ctx.session.events):
-            if event.invocation_id != ctx.invocation_id:
-                break
-            if not _path_of(event).startswith(inside):
-                continue  # a parallel branch outside the loop
-            if event.author in self.checks:
-                return False
-            if event.actions is not None and event.actions.escalate:
-                return True
-        return False
-
     async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
-        node_path = getattr(ctx, "node_path", None) or ""
-        loop_path = node_path.rpartition("/")[0]
-        if self._escalated(ctx, loop_path):
+        key = (ctx.invocation_id, self.loop)
+        run = _LOOPS.get(key) or _LoopRun()
+        events = ctx.session.events
+        fresh = events[run.seen :] if run.seen <= len(events) else events
+        escalated = any(
+            event.invocation_id == ctx.invocation_id
+            and event.actions is not None
+            and event.actions.escalate
+            and _in_loop(event, self.loop)
+            for event in fresh
+        )
+        run.seen = len(events)
+        if escalated:
             route = DONE
         elif not self.last:
             route = NEXT
-        elif self.max_iterations is not None and _run_index(node_path) >= self.max_iterations:
+        elif self.max_iterations is not None and run.iteration >= self.max_iterations:
             route = DONE
         else:
             route = AGAIN
+            run.iteration += 1
+        if route == DONE:
+            _LOOPS.pop(key, None)
         yield _edge(ctx, self.name, route)
