@@ -1,7 +1,7 @@
 """IR -> native ADK agents: the Compiler, a NodeVisitor with one case per node type.
 
 Generated nodes compile through the generated compile table (only the fields the user set);
-adk-fluent's own nodes compile to the module-level agents in `adk.agents`. ADK's validation
+adk-fluent's own nodes compile to the agents in `adk/custom_agents`. ADK's validation
 errors come back as BuildErrors naming the agent and the field.
 """
 
@@ -190,7 +190,7 @@ def _install_context(node: ir.LlmAgentNode, kwargs: dict[str, Any]) -> None:
     kwargs["before_model_callback"] = [ContextView(node.context, node.name), *callbacks]
 
 
-def _gates_in(node: ir.Node) -> frozenset[str]:
+def gates_in(node: ir.Node) -> frozenset[str]:
     """The names of the gates in a subtree (most subtrees are a single agent: no walk)."""
     if not node.children:
         return frozenset({node.name}) if node.PAUSES_RUN else frozenset()
@@ -230,7 +230,7 @@ _OUT_OF = {
 
 
 def _refuse_gates(node: ir.Node, children: tuple[ir.Node, ...], kind: str) -> None:
-    names = sorted(set().union(*(_gates_in(child) for child in children)))
+    names = sorted(set().union(*(gates_in(child) for child in children)))
     if not names:
         return
     raise BuildError(
@@ -392,7 +392,7 @@ class Compiler(ir.NodeVisitor[Any]):
     # Composites without a gate compile to ADK's own agents, exactly as written; with a gate
     # inside, to adk-fluent's gate-aware ones, which stop at a waiting gate and resume there.
     def visit_sequential_agent(self, node: ir.SequentialAgentNode) -> Any:
-        if not _gates_in(node):
+        if not gates_in(node):
             return self._adk_agent(node)
         from adk_fluent.adk.custom_agents.gates import GatedSequenceAgent
 
@@ -401,7 +401,7 @@ class Compiler(ir.NodeVisitor[Any]):
     def visit_parallel_agent(self, node: ir.ParallelAgentNode) -> Any:
         if node.join is not None or node.merge is not None:
             return self._fanout(node)
-        if not _gates_in(node):
+        if not gates_in(node):
             return self._adk_agent(node)
         from adk_fluent.adk.custom_agents.gates import GatedParallelAgent
 
@@ -410,7 +410,7 @@ class Compiler(ir.NodeVisitor[Any]):
     def visit_loop_agent(self, node: ir.LoopAgentNode) -> Any:
         self.loop_depth += 1
         try:
-            if not _gates_in(node):
+            if not gates_in(node):
                 return self._adk_agent(node)
             from adk_fluent.adk.custom_agents.gates import GatedLoopAgent
 
@@ -490,7 +490,7 @@ class Compiler(ir.NodeVisitor[Any]):
             "normalize": node.normalize,
             "sub_agents": self.children(node),
         }
-        branch_gates = tuple(_gates_in(child) for child in node.children)
+        branch_gates = tuple(gates_in(child) for child in node.children)
         if not any(branch_gates):
             return RouteAgent(**fields)
         from adk_fluent.adk.custom_agents.gates import GatedRouteAgent

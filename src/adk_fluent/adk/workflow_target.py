@@ -4,13 +4,14 @@ ADK 2.x deprecates SequentialAgent, ParallelAgent and LoopAgent in favour of `Wo
 target builds the same tree as a graph, and constructs none of the three:
 
 - a pipeline is a chain of edges, a FanOut parallel edges, a Route a routing map chosen by a
-  RouteChoice node, a loop a cycle with a LoopCheck after each item of its body (ADK's LoopAgent
-  checks for an escalation after each sub-agent, so an escalation skips the rest of the body);
-- an LLM agent runs in chat mode, alone in a one-node Workflow of its own name. A Workflow runs
-  a chat agent only first in a graph (it rejects one after another node), and a chat agent ends
-  its graph's branch; in chat mode the agent sees the conversation exactly as in the classic
-  target (ADK's own history rules), where a single-turn node would see only the previous
-  node's output;
+  RouteChoice node, a loop a cycle: a LoopStart node, then a LoopCheck after each item of its
+  body that can escalate and after the last (ADK's LoopAgent checks for an escalation after
+  each sub-agent, so an escalation skips the rest of the body);
+- an LLM agent runs in chat mode, alone in a one-node Workflow of its own name (a FanOut's
+  branch needs none). A Workflow runs a chat agent only right after START (it rejects one after
+  another node), and a chat agent ends its graph's branch; in chat mode the agent sees the
+  conversation exactly as in the classic target (ADK's own history rules), where a single-turn
+  node would see only the previous node's output;
 - adk-fluent's own steps (S, tap, exit_when, gates) and every construct the graph model cannot
   express with the same behaviour run as agent nodes: map_over, race, timeout, fallback,
   chunked edges, a merging or first_complete FanOut, a composite with a gate inside (its turns
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adk_fluent.adk.compile import Compiler, ModelFor, _gates_in
+from adk_fluent.adk.compile import Compiler, ModelFor, gates_in
 from adk_fluent.errors import BuildError, EmptyCompositeError
 from adk_fluent.ir import nodes as ir
 
@@ -116,7 +117,7 @@ class WorkflowCompiler(Compiler):
     def _graph_shaped(self, node: ir.Node, *allowed: str) -> bool:
         """Whether a composite can be a graph: not inside an agent node, no gate inside, and no
         field a Workflow cannot carry (its agent callbacks, above all)."""
-        if self.inside or _gates_in(node):
+        if self.inside or gates_in(node):
             return False
         known: frozenset[str] = getattr(node, "ADK_FIELDS", frozenset())
         fields = {field for field in vars(node) if field in known}
@@ -219,7 +220,7 @@ class WorkflowCompiler(Compiler):
         return self._graph(node, edges)
 
     def visit_route(self, node: ir.RouteNode) -> Any:
-        if self.inside or any(_gates_in(child) for child in node.children):
+        if self.inside or any(gates_in(child) for child in node.children):
             return self._agent_node(node, lambda: super(WorkflowCompiler, self).visit_route(node))
         from google.adk.workflow import START
 

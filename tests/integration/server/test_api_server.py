@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from adk_fluent import restore_content
-from adk_fluent.adk.compat import plugin_edits_are_stored
+from adk_fluent.adk.compat import plugin_edits_are_stored, workflow_graphs_missing
 from tests.conftest import fresh_db_service
 from tests.support.servers import ServerProcess, free_port
 
@@ -184,7 +184,15 @@ async def _stored_texts(tmp_path: Path) -> list[tuple[str, str]]:
     ]
 
 
-async def test_filtered_text_reaches_no_http_client_and_stays_in_the_stores(server_for, tmp_path):
+@pytest.mark.parametrize("target", ["classic", "workflow"])
+async def test_filtered_text_reaches_no_http_client_and_stays_in_the_stores(
+    server_for, tmp_path, monkeypatch, target
+):
+    """The same on both compile targets: the server process inherits ADK_FLUENT_TARGET, so
+    agent.py's `to_app()` compiles to a Workflow graph in the second case (docs/workflow.md)."""
+    if target == "workflow" and workflow_graphs_missing() is not None:
+        pytest.skip(str(workflow_graphs_missing()))
+    monkeypatch.setenv("ADK_FLUENT_TARGET", target)
     server = server_for("filtered")
     try:
         bodies, run_events, sse_events = _converse(server)
