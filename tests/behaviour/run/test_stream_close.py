@@ -6,12 +6,12 @@ no switch outlives the stream: a plain Runner used next in the same task still f
 from __future__ import annotations
 
 import asyncio
-import gc
 
 import pytest
 
 from adk_fluent import Agent
 from adk_fluent.testing import ScriptedModel, call, mock_backend
+from tests.support.tasks import left_after
 
 CALLS: list[str] = []
 
@@ -27,17 +27,8 @@ def pipeline() -> Agent:
 
 
 async def others_settle() -> set[asyncio.Task]:
-    """Let the loop run what a dropped generator scheduled (its close); the tasks left. An ADK
-    Workflow (the workflow target) cancels its node tasks a few loop turns after its generator
-    closes, so this waits up to 50 turns for them to go."""
-    left: set[asyncio.Task] = set()
-    for _ in range(50):
-        gc.collect()
-        await asyncio.sleep(0)
-        left = {t for t in asyncio.all_tasks() if t is not asyncio.current_task()}
-        if not left:
-            break
-    return left
+    """The tasks left once the loop has run what a dropped generator scheduled (its close)."""
+    return await left_after(set())
 
 
 async def test_nothing_runs_after_the_consumer_broke_out():

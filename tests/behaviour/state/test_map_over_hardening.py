@@ -3,7 +3,6 @@ pending however the run ends, and the stored order of events is the order the cl
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 
 import pytest
@@ -12,6 +11,7 @@ from adk_fluent import Agent, S, map_over
 from adk_fluent.testing import delay, mock_backend
 from tests.conftest import system_instruction
 from tests.support.state import errors, reloaded
+from tests.support.tasks import left_after, running
 
 
 def _echo(request):
@@ -20,10 +20,6 @@ def _echo(request):
 
 def body():
     return Agent("worker").instruct("Do: {doc}").outputs("out")
-
-
-def _others() -> set[asyncio.Task]:
-    return {t for t in asyncio.all_tasks() if t is not asyncio.current_task()}
 
 
 @pytest.mark.parametrize("concurrency", [1, 3])
@@ -35,9 +31,9 @@ async def test_a_failed_step_in_an_item_ends_the_run_and_clears_the_item(sqlite_
         >> Agent("after")
     )
     backend = mock_backend({"worker": [_echo, _echo]})
-    before = _others()
+    before = running()
     events = await pipeline.run("go", backend=backend, session_id="m", session_store=sqlite_url)
-    assert _others() <= before  # no task of this run left pending
+    assert await left_after(before) == set()  # no task of this run left pending
     [error] = errors(events)
     assert error.error_code == "STATE_GUARD_FAILED" and "bad document" in error.error_message
     assert "after" not in backend.requests
@@ -62,10 +58,10 @@ async def test_an_item_whose_body_raises_leaves_no_stale_item_and_no_task(sqlite
         ]
     )
     backend = mock_backend({"worker": script})
-    before = _others()
+    before = running()
     with pytest.raises(RuntimeError, match="model down"):  # ADK's domain: it propagates
         await pipeline.run("go", backend=backend, session_id="r", session_store=sqlite_url)
-    assert _others() <= before
+    assert await left_after(before) == set()
     if concurrency > 1:
         assert slow.cancelled == [30]  # the third item was running and was cancelled
     session = await reloaded(pipeline, sqlite_url, "r")
@@ -78,12 +74,12 @@ async def test_a_caller_that_stops_reading_leaves_no_task_pending():
     )
     slow = delay(30, "never")
     backend = mock_backend({"worker": [_echo, slow, slow, slow]})
-    before = _others()
+    before = running()
     async with contextlib.aclosing(pipeline.stream("go", backend=backend)) as events:
         async for event in events:
             if event.author == "worker":  # the first item's answer: stop reading here
                 break
-    assert _others() <= before
+    assert await left_after(before) == set()
     assert len(slow.cancelled) == 2  # the items in flight were cancelled, not abandoned
 
 

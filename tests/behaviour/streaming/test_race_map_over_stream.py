@@ -5,7 +5,6 @@ produced reaches the store."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 
 import pytest
@@ -14,6 +13,7 @@ from adk_fluent import Agent, S, map_over, race
 from adk_fluent.testing import call, streamed
 from tests.behaviour.streaming.streams import fluent_turn, record, runner_turn, streams
 from tests.conftest import system_instruction
+from tests.support.tasks import left_after, running
 
 
 def note(text: str, tool_context) -> str:
@@ -116,14 +116,13 @@ async def test_a_caller_that_stops_reading_mid_race_leaves_no_task_pending():
     from adk_fluent.testing import mock_backend
 
     backend = mock_backend(race_scripts())
-    before = {t for t in asyncio.all_tasks() if t is not asyncio.current_task()}
+    before = running()
     stream = contenders().stream("go", backend=backend, streaming="sse")
     async with contextlib.aclosing(stream) as events:
         async for event in events:
             if event.author == "slow" and event.is_partial:  # mid-race: stop reading here
                 break
-    after = {t for t in asyncio.all_tasks() if t is not asyncio.current_task()}
-    assert after <= before  # every contender was cancelled and awaited
+    assert await left_after(before) == set()  # every contender was cancelled and awaited
 
 
 # -- map_over ----------------------------------------------------------------------------------
@@ -195,7 +194,7 @@ async def test_an_item_failing_mid_stream_leaves_no_item_and_no_task(sqlite_url,
             return streamed("b-one ", "b-two", gap=0.01, error=RuntimeError("model down"))
         return streamed(f"{doc}-one ", f"{doc}-two", gap=0.01)
 
-    before = {t for t in asyncio.all_tasks() if t is not asyncio.current_task()}
+    before = running()
     with pytest.raises(RuntimeError, match="model down"):  # ADK's domain: it propagates
         await fluent_turn(
             mapped(concurrency),
@@ -204,7 +203,7 @@ async def test_an_item_failing_mid_stream_leaves_no_item_and_no_task(sqlite_url,
             "x",
             streaming="sse",
         )
-    assert {t for t in asyncio.all_tasks() if t is not asyncio.current_task()} <= before
+    assert await left_after(before) == set()
     from tests.conftest import fresh_db_service
 
     session = await fresh_db_service(sqlite_url).get_session(
