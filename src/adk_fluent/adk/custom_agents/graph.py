@@ -1,5 +1,8 @@
-"""The agents the Workflow target adds to a graph (adk/workflow_target.py): a Route's choice and
-a loop's check, each naming the edge to take in its event's `actions.route`.
+"""The agents the Workflow target adds to a graph (adk/workflow_target.py): a Route's choice
+and a loop's start and checks. A choice or a check names the edge to take in its event's
+`actions.route` (ADK 2.x); the loop's iteration lives in a small registry keyed by invocation,
+which its LoopStart opens and its checks advance (telemetry reads it, and which branch a Route
+took, by `loop_iteration` and `route_taken`).
 
 They are agents, not function nodes, for the same reasons as every other step: ADK's agent
 callbacks (the halt plugin, middleware, telemetry) see them, and their events carry their own
