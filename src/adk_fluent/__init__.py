@@ -59,7 +59,7 @@ _EXPORTS = {
     "check_contracts": "api.checks",
     "infer_visibility": "analysis.visibility",
     "restore_content": "adk.plugins.visibility",
-    "available_targets": "adk.app",
+    "available_targets": "adk.targets",
     "close_session_stores": "run.stores",
     "prepare_session_store": "run.stores",
     "BuildOptions": "ir.options",
@@ -223,8 +223,8 @@ __all__ = [
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from adk_fluent.adk.app import available_targets
     from adk_fluent.adk.plugins.visibility import restore_content
+    from adk_fluent.adk.targets import available_targets
     from adk_fluent.analysis.contracts import (
         ContractReport,
         Issue,

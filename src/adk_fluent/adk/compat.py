@@ -218,7 +218,7 @@ def remote_a2a_agent_class() -> type:
 def classic_agents_available() -> bool:
     """Whether the installed ADK still has SequentialAgent, ParallelAgent and LoopAgent (2.x
     deprecates them for Workflow; the day a release removes them, the default compile target
-    becomes 'workflow': adk/app.py, docs/workflow.md)."""
+    becomes 'workflow': adk/targets.py, docs/workflow.md)."""
     try:
         from google.adk.agents import LoopAgent, ParallelAgent, SequentialAgent  # noqa: F401
     except ImportError:

@@ -82,7 +82,7 @@ class Engine:
     def build(
         self, ir: Node, options: BuildOptions, backend: Any = None, target: Any = None
     ) -> Any:
-        from adk_fluent.adk.app import make_compiler, resolve_target
+        from adk_fluent.adk.targets import make_compiler, resolve_target
 
         checked = _checked(ir, options, backend, None)
         return make_compiler(checked, _model_for(backend), resolve_target(target)).compile(checked)
@@ -150,7 +150,7 @@ class Engine:
         backend: Any,
         services: dict[str, Any],
     ) -> _Bound:
-        from adk_fluent.adk.app import resolve_target
+        from adk_fluent.adk.targets import resolve_target
 
         key = (
             _key_part(ir),

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from adk_fluent import check_contracts
-from adk_fluent.adk.app import resolve_target
 from adk_fluent.adk.compat import quiet_workflow_deprecation
+from adk_fluent.adk.targets import resolve_target
 from adk_fluent.testing import ScriptedModel, mock_backend
 from tests.support import samples as support
 

@@ -30,9 +30,9 @@ from adk_fluent import (
     tap,
     timeout,
 )
-from adk_fluent.adk.app import default_target
 from adk_fluent.adk.compat import adk_version, classic_agents_available, workflow_graphs_missing
 from adk_fluent.adk.probes import WORKFLOW_DEPRECATION
+from adk_fluent.adk.targets import default_target
 from adk_fluent.testing import call, mock_backend
 
 HAS_GRAPHS = workflow_graphs_missing() is None
@@ -56,7 +56,7 @@ def _pipeline() -> Agent:
 
 def test_the_classic_workflow_agents_are_still_in_the_installed_adk():
     """When this fails, ADK removed SequentialAgent / ParallelAgent / LoopAgent: the default
-    target is now 'workflow' (adk/app.py default_target), and docs/workflow.md's decision,
+    target is now 'workflow' (adk/targets.py default_target), and docs/workflow.md's decision,
     the README and the CI's second behaviour pass must be revisited."""
     assert classic_agents_available(), (
         f"google-adk {adk_version()} has no SequentialAgent/ParallelAgent/LoopAgent any more: "
