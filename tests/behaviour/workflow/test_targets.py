@@ -5,7 +5,6 @@ day ADK removes its classic workflow agents."""
 
 from __future__ import annotations
 
-import re
 import warnings
 from typing import Annotated
 
@@ -30,7 +29,12 @@ from adk_fluent import (
     tap,
     timeout,
 )
-from adk_fluent.adk.compat import adk_version, classic_agents_available, workflow_graphs_missing
+from adk_fluent.adk.compat import (
+    adk_version,
+    classic_agents_available,
+    workflow_agents_warn,
+    workflow_graphs_missing,
+)
 from adk_fluent.adk.probes import WORKFLOW_DEPRECATION
 from adk_fluent.adk.targets import default_target
 from adk_fluent.testing import call, mock_backend
@@ -191,20 +195,17 @@ def _classic_native():
 @needs_graphs
 def test_the_workflow_target_constructs_none_of_the_deprecated_agents():
     """Every node kind, composites inside agent nodes too: with ADK's deprecation warning
-    turned into an error, the Workflow target builds (the classic one does not)."""
+    turned into an error, the Workflow target builds. The control: under the same filter, one
+    deprecated class constructed by hand raises (where the installed ADK warns at all)."""
+    from google.adk.agents import SequentialAgent
+
     tree = _every_kind()
     with warnings.catch_warnings():
         warnings.filterwarnings("error", message=WORKFLOW_DEPRECATION, category=DeprecationWarning)
         tree.to_app(target="workflow")
-        if re.match(r"2\.", adk_version()):  # the classic target constructs them
+        if workflow_agents_warn():
             with pytest.raises(DeprecationWarning):
-                _classic_deprecations(tree)
-
-
-def _classic_deprecations(tree):
-    from google.adk.agents import SequentialAgent
-
-    SequentialAgent(name="adk_fluent_probe_user_code")  # what the classic target builds
+                SequentialAgent(name="adk_fluent_control")
 
 
 @needs_graphs
