@@ -130,11 +130,12 @@ class WorkflowCompiler(Compiler):
         del self.renamed[name]  # a function node: no agent, no event
         return FunctionNode(func=_graph_end, name=name)
 
-    def _nodes(self, node: ir.Node) -> list[Any]:
+    def _nodes(self, node: ir.Node, visit: Any = None) -> list[Any]:
+        """The composite's children as graph nodes (`visit`: how; by default `self.visit`)."""
         if not node.children:
             kind = getattr(node, "ADK_CLASS", type(node).__name__)
             raise EmptyCompositeError(f"{kind} has no sub-agents", agent=node.name)
-        return [self.visit(child) for child in node.children]
+        return [(visit or self.visit)(child) for child in node.children]
 
     # -- leaves ---------------------------------------------------------------------------------
     def visit_llm_agent(self, node: ir.LlmAgentNode) -> Any:
@@ -170,12 +171,12 @@ class WorkflowCompiler(Compiler):
 
         # each branch follows START and ends its own branch: a chat agent needs no Workflow
         # of its own there
-        branches = [
-            self._chat_agent(child) if isinstance(child, ir.LlmAgentNode) else self.visit(child)
-            for child in node.children
-        ]
-        if not branches:
-            raise EmptyCompositeError(f"{node.ADK_CLASS} has no sub-agents", agent=node.name)
+        branches = self._nodes(
+            node,
+            lambda child: (
+                self._chat_agent(child) if isinstance(child, ir.LlmAgentNode) else self.visit(child)
+            ),
+        )
         return self._graph(node, [(START, tuple(branches))])
 
     def visit_loop_agent(self, node: ir.LoopAgentNode) -> Any:
@@ -220,7 +221,7 @@ class WorkflowCompiler(Compiler):
         return self._graph(node, edges)
 
     def visit_route(self, node: ir.RouteNode) -> Any:
-        if self.inside or any(gates_in(child) for child in node.children):
+        if not self._graph_shaped(node):
             return self._agent_node(node, lambda: super(WorkflowCompiler, self).visit_route(node))
         from google.adk.workflow import START
 

@@ -33,8 +33,8 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.tools.base_tool import BaseTool
 
+from adk_fluent.adk.bounded import remember
 from adk_fluent.adk.compat import invocation_of
-from adk_fluent.adk.plugins.middleware import remember
 from adk_fluent.errors import BuildError
 from adk_fluent.ir.middleware import Middleware
 from adk_fluent.middleware.arguments import (

@@ -33,8 +33,8 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from pydantic import PrivateAttr
 
+from adk_fluent.adk.bounded import remember
 from adk_fluent.adk.compat import invocation_branch
-from adk_fluent.adk.plugins.middleware import remember
 from adk_fluent.errors import (
     BuildError,
     RecordingError,

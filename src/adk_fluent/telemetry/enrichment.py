@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
+from adk_fluent.adk.bounded import remember
 from adk_fluent.adk.compat import invocation_of
 from adk_fluent.adk.custom_agents.graph import (
     LoopCheck,
@@ -35,7 +36,7 @@ from adk_fluent.adk.custom_agents.graph import (
     route_taken,
 )
 from adk_fluent.adk.model_selection import selection_for
-from adk_fluent.adk.plugins.middleware import agent_facts, model_call, remember
+from adk_fluent.adk.plugins.middleware import agent_facts, model_call
 from adk_fluent.analysis.node_facts import NodeFacts
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware

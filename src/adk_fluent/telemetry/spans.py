@@ -27,7 +27,7 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.sdk.trace import SpanProcessor
 
-from adk_fluent.adk.plugins.middleware import remember
+from adk_fluent.adk.bounded import remember
 
 PREFIX = "adk_fluent."
 MODEL_SPANS = ("generate_content", "call_llm")  # 1.x wraps generate_content in call_llm

@@ -42,8 +42,8 @@ class RouteAgent(NodeAgent):
 
     def choose(self, ctx: Any) -> int | Event:
         """The index of the branch the rules pick from state (-1: the otherwise branch, the
-        last), or the failure event (no rule
-        matched and no otherwise, the key is missing, or a rule raised)."""
+        last), or the failure event (no rule matched and no otherwise, the key is missing, or
+        a rule raised)."""
         state = read_view(ctx, f"Route '{self.name}'", self.name)
         value = state.get(self.key)
         if value is not None:

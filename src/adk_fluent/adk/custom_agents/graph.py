@@ -19,6 +19,7 @@ from typing import Any
 from google.adk.agents.base_agent import BaseAgent
 from google.adk.events.event import Event
 
+from adk_fluent.adk.bounded import remember
 from adk_fluent.adk.custom_agents.flow import RouteAgent
 from adk_fluent.adk.custom_agents.steps import make_event
 from adk_fluent.adk.event_visibility import GRAPH_STEP
@@ -56,9 +57,9 @@ class RouteChoice(RouteAgent):
             chosen.actions.route = STOP
             yield chosen
             return
-        _TAKEN[(ctx.invocation_id, self.name)] = self.branch_names[chosen]
-        while len(_TAKEN) > _TAKEN_REMEMBERED:
-            _TAKEN.popitem(last=False)
+        remember(
+            _TAKEN, (ctx.invocation_id, self.name), self.branch_names[chosen], _TAKEN_REMEMBERED
+        )
         yield _edge(ctx, self.name, branch_route(chosen))
 
 
@@ -102,10 +103,8 @@ class LoopStart(BaseAgent):
     loop: str
 
     async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
-        _LOOPS[(ctx.invocation_id, self.loop)] = _LoopRun(seen=len(ctx.session.events))
-        _LOOPS.move_to_end((ctx.invocation_id, self.loop))
-        while len(_LOOPS) > _LOOPS_REMEMBERED:
-            _LOOPS.popitem(last=False)
+        run = _LoopRun(seen=len(ctx.session.events))
+        remember(_LOOPS, (ctx.invocation_id, self.loop), run, _LOOPS_REMEMBERED)
         return
         yield  # an async generator that yields nothing
 
@@ -122,7 +121,10 @@ class LoopCheck(BaseAgent):
 
     async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
         key = (ctx.invocation_id, self.loop)
-        run = _LOOPS.get(key) or _LoopRun()
+        run = _LOOPS.get(key)
+        if run is None:  # forgotten (thousands of loops at once): count from here on
+            run = _LoopRun()
+            remember(_LOOPS, key, run, _LOOPS_REMEMBERED)
         events = ctx.session.events
         fresh = events[run.seen :] if run.seen <= len(events) else events
         escalated = any(

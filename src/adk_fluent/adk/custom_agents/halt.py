@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any, Literal
 
+from adk_fluent.adk.bounded import remember
+
 # failed: a step failed (an error event); paused: a gate waits; ended: a person said no.
 HaltReason = Literal["failed", "paused", "ended"]
 
@@ -27,11 +29,7 @@ _HALTED: OrderedDict[str, HaltReason] = OrderedDict()
 
 def halt(ctx: Any, reason: HaltReason) -> None:
     """End the invocation `ctx` belongs to: no agent that has not started yet will run."""
-    invocation_id = ctx.invocation_id
-    _HALTED[invocation_id] = reason
-    _HALTED.move_to_end(invocation_id)
-    while len(_HALTED) > _MAX_ENTRIES:
-        _HALTED.popitem(last=False)
+    remember(_HALTED, ctx.invocation_id, reason, _MAX_ENTRIES)
     ctx.end_invocation = True
 
 

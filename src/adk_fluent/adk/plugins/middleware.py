@@ -30,6 +30,7 @@ from typing import Any
 from adk_fluent_generated.field_versions import PLUGIN_CALLBACK_VERSIONS, releases_in
 from google.adk.plugins.base_plugin import BasePlugin
 
+from adk_fluent.adk.bounded import remember
 from adk_fluent.adk.compat import adk_version, event_actions_of, invocation_of
 from adk_fluent.analysis.node_facts import NodeFacts
 from adk_fluent.errors import BuildError, did_you_mean
@@ -128,15 +129,6 @@ def model_call(callback_context: Any) -> tuple[Any, ...]:
         getattr(ctx, "branch", None),
         callback_context.agent_name,
     )
-
-
-def remember(table: OrderedDict[Any, Any], key: Any, value: Any, limit: int) -> None:
-    """Put `key` last in a bounded table, dropping the oldest entries beyond `limit`: what
-    middleware keeps per call in flight is bounded even when some calls never end."""
-    table.pop(key, None)
-    table[key] = value
-    while len(table) > limit:
-        table.popitem(last=False)
 
 
 async def _nothing(**kwargs: Any) -> None:
