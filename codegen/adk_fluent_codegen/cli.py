@@ -1,36 +1,292 @@
-"""`adk-fluent-codegen`: scan, diff, generate, check, regen."""
+"""`adk-fluent-codegen`: scan, diff, generate, check, regen, scan-releases.
+
+    adk-fluent-codegen scan [--output FILE] [--no-behaviours]   scan the installed google-adk
+    adk-fluent-codegen diff OLD NEW [--ack FILE] [--markdown FILE] [--json FILE]
+    adk-fluent-codegen generate | check | regen                 in the root of a checkout
+    adk-fluent-codegen scan-releases 2.14.0 | all | missing | newest [--jobs N]
+    adk-fluent-codegen --version        adk-fluent 0.1.0 (google-adk 2.13.0)
+    adk-fluent-codegen                  the help, exit 0
+
+Every command that writes into the tree (generate, regen, scan-releases, and scan without
+--output) and `check` refuse a folder that is not an adk-fluent checkout (no
+templates/adk_fluent_generated/) instead of writing files there; --root names the checkout.
+
+Exit codes (defined in adk_fluent_codegen.errors; docs/cli.md has the table):
+0 ok; 1 findings: `check` found drift, `diff` found unacknowledged breaking changes;
+2 a usage error: bad arguments or option values, not a checkout, a manifest, template or
+acknowledgement file that cannot be read, no google-adk, a release that could not be scanned
+(`error:` and `hint:` on stderr);
+3 an internal error, a bug in the generator: one line and a request to report it (`--debug`
+or ADK_FLUENT_DEBUG=1 also prints the traceback); 130 interrupted.
+"""
 
 from __future__ import annotations
 
 import difflib
 import functools
+import importlib.metadata
+import inspect
 import os
 import sys
+import textwrap
+import traceback
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
-from .errors import CodegenError, CodegenWarning
-from .layout import Layout
+from .errors import (
+    DEBUG_ENV,
+    EXIT_FINDINGS,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    CodegenError,
+    CodegenWarning,
+)
+from .layout import GENERATED_PACKAGE, Layout
+
+EXIT_CODES = f"""\
+exit codes:
+  {EXIT_OK}    ok
+  {EXIT_FINDINGS}    findings: `check` found drift, `diff` found unacknowledged breaking changes
+  {EXIT_USAGE}    usage error: bad arguments or option values, not an adk-fluent checkout, a
+       manifest, template or acknowledgement file that cannot be read, no google-adk,
+       a release that could not be scanned (`error:` and `hint:` on stderr)
+  {EXIT_INTERNAL}    internal error, a bug in the generator: please report it (--debug, or
+       {DEBUG_ENV}=1, prints the traceback)
+  {EXIT_INTERRUPTED}  interrupted (Ctrl-C)
+"""
+
+
+def _command_codes(findings: str | None) -> str:
+    """The exit codes one command uses; `findings` says what 1 means there (None: never 1)."""
+    lines = ["exit codes:", f"  {EXIT_OK}  ok"]
+    if findings:
+        lines.append(f"  {EXIT_FINDINGS}  {findings}")
+    lines += [
+        f"  {EXIT_USAGE}  usage error (`error:` and `hint:` on stderr)",
+        f"  {EXIT_INTERNAL}  internal error, a bug in the generator: please report it",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+# --- help: argparse-like text with the metavars we chose -----------------------------------
+# Typer's own help (rich panels, or its plain form) shows each parameter's Python type as a
+# placeholder (`--help <bool>`, `OLD <path>`, `{old}` in the usage line), which changes from one
+# Typer release to the next. These two classes write the help from click's parameters instead.
+
+
+def _metavar(param: Any) -> str:
+    return param.metavar or (param.name or "value").upper()
+
+
+def _default_text(param: Any) -> str | None:
+    if getattr(param, "is_flag", False):
+        secondary = getattr(param, "secondary_opts", None)
+        if secondary and isinstance(param.default, bool):
+            return (param.opts if param.default else secondary)[0]
+        return None
+    if not getattr(param, "show_default", True) or param.default in (None, (), []):
+        return None
+    return str(param.default)
+
+
+def _usage_pieces(command: Any, ctx: Any) -> list[str]:
+    pieces = ["[OPTIONS]"]
+    for param in command.get_params(ctx):
+        if param.param_type_name != "argument" or getattr(param, "hidden", False):
+            continue
+        name = _metavar(param) + ("..." if param.nargs != 1 else "")
+        pieces.append(name if param.required else f"[{name}]")
+    return pieces
+
+
+def _param_rows(command: Any, ctx: Any, kind: str) -> list[tuple[str, str]]:
+    rows = []
+    for param in command.get_params(ctx):
+        if param.param_type_name != kind or getattr(param, "hidden", False):
+            continue
+        if kind == "argument":
+            name = _metavar(param) + ("..." if param.nargs != 1 else "")
+        else:
+            name = ", ".join(sorted(param.opts, key=lambda opt: opt.startswith("--")))
+            if param.secondary_opts:
+                name += " / " + ", ".join(param.secondary_opts)
+            if not param.is_flag:
+                name += f" {_metavar(param)}"
+        extra = []
+        default = _default_text(param)
+        if default is not None:
+            extra.append(f"default: {default}")
+        if param.required and kind == "option":
+            extra.append("required")
+        text = param.help or ""
+        if extra:
+            text = f"{text}  [{'; '.join(extra)}]".strip()
+        rows.append((name, text))
+    return rows
+
+
+def _write_help(command: Any, ctx: Any, formatter: Any, commands: Any = None) -> None:
+    command.format_usage(ctx, formatter)
+    if command.help:
+        for paragraph in inspect.cleandoc(command.help).split("\n\n"):
+            formatter.write_paragraph()
+            with formatter.indentation():
+                formatter.write_text(paragraph)
+    for title, kind in (("Arguments", "argument"), ("Options", "option")):
+        rows = _param_rows(command, ctx, kind)
+        if rows:
+            with formatter.section(title):
+                formatter.write_dl(rows)
+    if commands:
+        with formatter.section("Commands"):
+            formatter.write_dl(commands)
+    if command.epilog:
+        formatter.write_paragraph()
+        for line in textwrap.dedent(command.epilog).strip("\n").splitlines():
+            formatter.write(f"{line}\n" if line else "\n")
+
+
+class _Command(TyperCommand):
+    """A command whose help and usage line name each value by its metavar."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        """[OPTIONS] and the arguments by metavar."""
+        return _usage_pieces(self, ctx)
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        """Usage, description, arguments, options, exit codes."""
+        _write_help(self, ctx, formatter)
+
+
+class _Group(TyperGroup):
+    """The top-level command: the same help layout, with the commands listed."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        """[OPTIONS] COMMAND [ARGS]..."""
+        return [*_usage_pieces(self, ctx), "COMMAND [ARGS]..."]
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        """Usage, description, options, commands, exit codes."""
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                # the whole first paragraph: write_dl wraps it, where click would cut it off
+                summary = inspect.cleandoc(command.help or "").split("\n\n")[0]
+                rows.append((name, " ".join(summary.split())))
+        _write_help(self, ctx, formatter, rows)
+
 
 app = typer.Typer(
+    cls=_Group,
     add_completion=False,
-    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    rich_markup_mode=None,  # plain usage errors: no boxes, no colour codes in CI logs
+    pretty_exceptions_enable=False,  # _friendly reports a crash in one line, no locals dump
     help="Generate adk-fluent's IR nodes, builders and compile cases from scans of google-adk.",
+    epilog="Run `adk-fluent-codegen COMMAND --help` for a command's options.\n\n" + EXIT_CODES,
 )
+
+_debug = False  # --debug of this run (the callback sets it before the command runs)
+
+
+def _version_line() -> str:
+    """'adk-fluent 0.1.0 (google-adk 2.13.0)', as `adk-fluent --version` prints it."""
+    try:
+        fluent = importlib.metadata.version("adk-fluent")
+    except importlib.metadata.PackageNotFoundError:  # a source tree that was never installed
+        fluent = _checkout_version() or "unknown"
+    try:
+        adk = f"google-adk {importlib.metadata.version('google-adk')}"
+    except importlib.metadata.PackageNotFoundError:
+        adk = "google-adk not installed"
+    return f"adk-fluent {fluent} ({adk})"
+
+
+def _checkout_version() -> str | None:
+    import tomllib
+
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    try:
+        project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    return project.get("version") if project.get("name") == "adk-fluent" else None
+
+
+def _debug_requested() -> bool:
+    return _debug or os.environ.get(DEBUG_ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _report_crash(error: BaseException) -> None:
+    debug = _debug_requested()
+    if debug:
+        traceback.print_exception(error, file=sys.stderr)
+    detail = " ".join(str(error).split())
+    if len(detail) > 200:
+        detail = detail[:197] + "..."
+    typer.secho(
+        f"internal error: {type(error).__name__}" + (f": {detail}" if detail else ""),
+        err=True,
+        fg=typer.colors.RED,
+    )
+    how = (
+        "the traceback is above"
+        if debug
+        else f"rerun with --debug (or {DEBUG_ENV}=1) for the traceback"
+    )
+    typer.echo(
+        f"this is a bug in adk-fluent-codegen; please report it with the command you ran ({how})",
+        err=True,
+    )
+
+
+@app.callback(invoke_without_command=True)
+def _root(
+    ctx: typer.Context,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            is_eager=True,
+            help="Print adk-fluent's version and the installed google-adk's, then exit.",
+        ),
+    ] = False,
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Print the traceback of an internal error.")
+    ] = False,
+) -> None:
+    """Generate adk-fluent's IR nodes, builders and compile cases from scans of google-adk."""
+    global _debug
+    _debug = debug
+    if version:
+        typer.echo(_version_line())
+        raise typer.Exit(EXIT_OK)
+    if ctx.invoked_subcommand is None:  # no command: the help, and nothing went wrong
+        typer.echo(ctx.get_help())
+        raise typer.Exit(EXIT_OK)
+
 
 RootOption = Annotated[
     Path,
-    typer.Option("--root", help="The adk-fluent checkout (holds templates/, generated/, diffs/)."),
+    typer.Option(
+        "--root",
+        metavar="PATH",
+        help="The adk-fluent checkout (holds templates/, generated/, diffs/).",
+    ),
 ]
 
 
 def _friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn a CodegenError into one readable paragraph on stderr and exit code 2, and each
-    CodegenWarning into one `warning:` line."""
+    """Turn a CodegenError into one readable paragraph on stderr and exit code 2, an unexpected
+    exception into one line and exit code 3, and each CodegenWarning into one `warning:` line."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -42,7 +298,15 @@ def _friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
             typer.secho(f"error: {exc.message}", err=True, fg=typer.colors.RED)
             if exc.hint:
                 typer.echo(f"hint: {exc.hint}", err=True)
-            raise typer.Exit(2) from None
+            raise typer.Exit(EXIT_USAGE) from None
+        except typer.Exit:
+            raise
+        except KeyboardInterrupt:
+            typer.echo("interrupted", err=True)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except Exception as exc:  # a bug: one line, not a traceback (unless --debug)
+            _report_crash(exc)
+            raise typer.Exit(EXIT_INTERNAL) from None
         finally:
             _show_warnings(caught)  # once the recording has stopped
 
@@ -61,6 +325,22 @@ def _show_warnings(caught: list[warnings.WarningMessage]) -> None:
 
 def _layout(root: Path) -> Layout:
     return Layout(root.resolve())
+
+
+_WRITES = "writes generated files into a checkout; nothing was written"
+
+
+def _checkout(root: Path, command: str, purpose: str = _WRITES) -> Layout:
+    """The layout of `root`, or a CodegenError when it is not an adk-fluent checkout: the
+    commands that write generated files must not scatter them into some other folder."""
+    layout = _layout(root)
+    if not layout.is_checkout():
+        raise CodegenError(
+            f"{layout.root} is not an adk-fluent checkout (it has no "
+            f"templates/{GENERATED_PACKAGE}/); `{command}` {purpose}.",
+            hint="run it in the root of the adk-fluent repository, or name it: --root PATH.",
+        )
+    return layout
 
 
 BehavioursOption = Annotated[
@@ -83,12 +363,16 @@ def _scan_installed(behaviours: bool) -> dict[str, Any]:
     return manifest
 
 
-@app.command()
+@app.command(cls=_Command, epilog=_command_codes(None))
 @_friendly
 def scan(
     root: RootOption = Path("."),
     output: Annotated[
-        Path | None, typer.Option(help="Manifest path (default: generated/manifests/).")
+        Path | None,
+        typer.Option(
+            metavar="FILE",
+            help="Manifest path (default: generated/manifests/ of the checkout).",
+        ),
     ] = None,
     behaviours: BehavioursOption = True,
 ) -> None:
@@ -97,27 +381,46 @@ def scan(
     from .scan import dumps
     from .writer import write_files_atomically
 
+    layout = None if output else _checkout(root, "scan")
     manifest = _scan_installed(behaviours)
-    path = output or _layout(root).manifests / manifest_filename(manifest["adk_version"])
-    write_files_atomically({path: dumps(manifest)})
+    if output is None:
+        assert layout is not None
+        output = layout.manifests / manifest_filename(manifest["adk_version"])
+    write_files_atomically({output: dumps(manifest)})
     fields = sum(len(c["fields"]) for c in manifest["classes"].values())
     typer.echo(
         f"scanned google-adk {manifest['adk_version']}: {len(manifest['classes'])} classes, "
-        f"{fields} fields, {len(manifest['plugin_callbacks'])} plugin callbacks -> {path}"
+        f"{fields} fields, {len(manifest['plugin_callbacks'])} plugin callbacks -> {output}"
     )
 
 
-@app.command()
+@app.command(cls=_Command, epilog=_command_codes("unacknowledged breaking changes"))
 @_friendly
 def diff(
-    old: Annotated[Path, typer.Argument(help="The older manifest.")],
-    new: Annotated[Path, typer.Argument(help="The newer manifest.")],
+    old: Annotated[
+        Path,
+        typer.Argument(metavar="OLD", exists=True, dir_okay=False, help="The older manifest."),
+    ],
+    new: Annotated[
+        Path,
+        typer.Argument(metavar="NEW", exists=True, dir_okay=False, help="The newer manifest."),
+    ],
     ack: Annotated[
-        Path | None, typer.Option(help="TOML file of reviewed breaking changes.")
+        Path | None,
+        typer.Option(
+            metavar="FILE",
+            exists=True,
+            dir_okay=False,
+            help="TOML file of reviewed breaking changes (default: diffs/acknowledged.toml "
+            "of --root, when it exists).",
+        ),
     ] = None,
-    markdown: Annotated[Path | None, typer.Option(help="Write the Markdown report here.")] = None,
+    markdown: Annotated[
+        Path | None, typer.Option(metavar="FILE", help="Write the Markdown report here.")
+    ] = None,
     json_out: Annotated[
-        Path | None, typer.Option("--json", help="Write the JSON report here.")
+        Path | None,
+        typer.Option("--json", metavar="FILE", help="Write the JSON report here."),
     ] = None,
     root: RootOption = Path("."),
 ) -> None:
@@ -164,7 +467,7 @@ def diff(
             '  reviewed = "what adk-fluent does about it"',
             err=True,
         )
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_FINDINGS)
 
 
 def _print_summary(report: Any) -> None:
@@ -176,20 +479,20 @@ def _print_summary(report: Any) -> None:
     )
 
 
-@app.command()
+@app.command(cls=_Command, epilog=_command_codes(None))
 @_friendly
 def generate(root: RootOption = Path(".")) -> None:
     """Render the committed manifests into generated/ and diffs/ (atomic, byte-identical on re-run)."""
     from .manifest import load_manifests
     from .render import render_all, write_outputs
 
-    layout = _layout(root)
+    layout = _checkout(root, "generate")
     outputs = render_all(layout, load_manifests(layout.manifests))
     changed, removed = write_outputs(layout, outputs)
     typer.echo(f"generated {len(outputs)} files ({len(changed)} changed, {len(removed)} removed)")
 
 
-@app.command()
+@app.command(cls=_Command, epilog=_command_codes("generated files drifted (the diff is printed)"))
 @_friendly
 def check(root: RootOption = Path(".")) -> None:
     """Regenerate in memory and fail with a diff if generated/, diffs/ or docs/compatibility.md
@@ -197,7 +500,7 @@ def check(root: RootOption = Path(".")) -> None:
     from .manifest import load_manifests
     from .render import render_all, stale_outputs
 
-    layout = _layout(root)
+    layout = _checkout(root, "check", "compares a checkout's generated files with its templates")
     outputs = render_all(layout, load_manifests(layout.manifests))
     drift: list[str] = []
     for path, expected in sorted(outputs.items()):
@@ -225,11 +528,11 @@ def check(root: RootOption = Path(".")) -> None:
             fg=typer.colors.RED,
         )
         typer.echo("fix: make regen   (or: adk-fluent-codegen generate)", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_FINDINGS)
     typer.echo(f"generated code is up to date ({len(outputs)} files)")
 
 
-@app.command()
+@app.command(cls=_Command, epilog=_command_codes(None))
 @_friendly
 def regen(root: RootOption = Path("."), behaviours: BehavioursOption = True) -> None:
     """Scan the installed ADK, regenerate, write diff reports, print a summary."""
@@ -239,7 +542,7 @@ def regen(root: RootOption = Path("."), behaviours: BehavioursOption = True) -> 
     from .scan import dumps
     from .writer import write_files_atomically
 
-    layout = _layout(root)
+    layout = _checkout(root, "regen")  # before the scan: nothing is written elsewhere
     manifest = _scan_installed(behaviours)
     version = manifest["adk_version"]
     write_files_atomically({layout.manifests / manifest_filename(version): dumps(manifest)})
@@ -254,16 +557,18 @@ def regen(root: RootOption = Path("."), behaviours: BehavioursOption = True) -> 
     typer.echo(f"regenerated {len(outputs)} files ({len(changed)} changed, {len(removed)} removed)")
 
 
-@app.command("scan-releases")
+@app.command("scan-releases", cls=_Command, epilog=_command_codes(None))
 @_friendly
 def scan_releases(
     versions: Annotated[
         list[str] | None,
         typer.Argument(
-            help="Releases to scan, e.g. 2.14.0 2.15.0; or `all`, `missing` or `newest`."
+            metavar="VERSION",
+            show_default=False,
+            help="Releases to scan, e.g. 2.14.0 2.15.0; or `all`, `missing` or `newest`.",
         ),
     ] = None,
-    jobs: Annotated[int, typer.Option(help="Releases scanned at once.")] = 2,
+    jobs: Annotated[int, typer.Option(metavar="N", help="Releases scanned at once.")] = 2,
     root: RootOption = Path("."),
 ) -> None:
     """Scan google-adk releases, each in its own throwaway environment, then regenerate.
@@ -276,7 +581,6 @@ def scan_releases(
     from .releases import published_releases, scan_in_throwaway_env, supported
     from .render import render_all, write_outputs
 
-    layout = _layout(root)
     wanted = list(versions or [])
     if jobs < 1:
         raise CodegenError(
@@ -287,7 +591,17 @@ def scan_releases(
             "Name the releases to scan.",
             hint="e.g. `adk-fluent-codegen scan-releases 2.14.0`, or `all`, `missing`, `newest`.",
         )
-    if wanted in (["all"], ["missing"], ["newest"]):
+    keywords = wanted in (["all"], ["missing"], ["newest"])
+    if not keywords:
+        refused = sorted(set(wanted) - set(supported(wanted)))
+        if refused:
+            raise CodegenError(
+                f"Not a supported google-adk release: {', '.join(refused)}.",
+                hint="name final releases from 1.25.0 on, e.g. 2.13.0 (no pre-releases), "
+                "or one of `all`, `missing`, `newest`.",
+            )
+    layout = _checkout(root, "scan-releases")
+    if keywords:
         chosen = published_releases()
         if wanted == ["missing"]:
             chosen = [v for v in chosen if not (layout.manifests / manifest_filename(v)).exists()]
@@ -295,12 +609,6 @@ def scan_releases(
             chosen = chosen[-1:]
     else:
         chosen = supported(wanted)
-        refused = sorted(set(wanted) - set(chosen))
-        if refused:
-            raise CodegenError(
-                f"Not a supported google-adk release: {', '.join(refused)}.",
-                hint="name final releases from 1.25.0 on, e.g. 2.13.0 (no pre-releases).",
-            )
     typer.echo(f"scanning {len(chosen)} release(s): {', '.join(chosen) or '(none)'}")
     failures: list[str] = []
 
@@ -331,13 +639,16 @@ def main() -> None:
     """
     try:
         app()
-        code = 0
+        code = EXIT_OK
     except SystemExit as exc:
         if exc.code is None or isinstance(exc.code, int):
-            code = exc.code or 0
+            code = exc.code or EXIT_OK
         else:
             print(exc.code, file=sys.stderr)
-            code = 1
+            code = EXIT_USAGE
+    except Exception as exc:  # outside a command (the commands report their own)
+        _report_crash(exc)
+        code = EXIT_INTERNAL
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)

@@ -2,15 +2,20 @@
 pair of scanned releases, and oldest..newest) that diffs/acknowledged.toml does not list.
 
 Run as `python -m adk_fluent_codegen.gate [ROOT]` (ROOT defaults to the current directory).
+Exit codes as `adk-fluent-codegen`'s (adk_fluent_codegen.errors): 0 every breaking change is
+acknowledged, 1 some are not, 2 an error (a manifest or acknowledgement file that cannot be
+read), 3 an internal error (a bug; ADK_FLUENT_DEBUG=1 prints the traceback).
 """
 
 from __future__ import annotations
 
+import os
 import sys
+import traceback
 from pathlib import Path
 
 from .diff import diff_manifests, gate_pairs, load_acknowledgements, unacknowledged
-from .errors import CodegenError
+from .errors import DEBUG_ENV, EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, CodegenError
 from .layout import Layout
 from .manifest import load_manifests
 
@@ -42,20 +47,31 @@ def run(root: Path) -> int:
             "([[change]] with class, field, kind, reviewed).",
             file=sys.stderr,
         )
-        return 1
-    return 0
+        return EXIT_FINDINGS
+    return EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: exit 0 (all acknowledged), 1 (unacknowledged breaking changes) or 2 (error)."""
+    """Entry point: exit 0 (all acknowledged), 1 (unacknowledged breaking changes), 2 (error)
+    or 3 (a bug)."""
     args = sys.argv[1:] if argv is None else argv
     try:
-        sys.exit(run(Path(args[0]) if args else Path.cwd()))
+        code = run(Path(args[0]) if args else Path.cwd())
     except CodegenError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         if exc.hint:
             print(f"hint: {exc.hint}", file=sys.stderr)
-        sys.exit(2)
+        code = EXIT_USAGE
+    except Exception as exc:  # a bug: one line, the traceback only when asked for
+        if os.environ.get(DEBUG_ENV, "").strip().lower() not in ("", "0", "false", "no"):
+            traceback.print_exception(exc, file=sys.stderr)
+        print(f"internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(
+            f"this is a bug in the gate; please report it ({DEBUG_ENV}=1 prints the traceback)",
+            file=sys.stderr,
+        )
+        code = EXIT_INTERNAL
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -20,3 +20,13 @@ class Layout:
         self.acks = self.diffs / "acknowledged.toml"
         self.docs = root / "docs"
         self.compatibility = self.docs / "compatibility.md"
+
+    @property
+    def package_templates(self) -> Path:
+        """templates/adk_fluent_generated/: the folder only an adk-fluent checkout has."""
+        return self.templates / GENERATED_PACKAGE
+
+    def is_checkout(self) -> bool:
+        """True when the root holds the generator's templates, so writing generated/, diffs/
+        and docs/compatibility.md there is what the user meant."""
+        return self.package_templates.is_dir()

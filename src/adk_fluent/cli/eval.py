@@ -8,9 +8,10 @@ with an exit code a CI job can rely on (ADK's own `adk eval` exits 0 on a failed
 
 TARGET is `module:attr` naming a FluentEvalSuite, or a suite file (adk-fluent's YAML, or ADK's
 `.evalset.json` with its test_config.json beside it) run on the `--pipeline` builder.
-Exit codes: 0 every selected case passed (and nothing regressed against --baseline); 1 a case
-failed, errored or was not evaluated (unless --allow-not-evaluated), or a regression against
-the baseline; 2 a usage or target error (one line on stderr).
+Exit codes (adk_fluent.cli.common): 0 every selected case passed (and nothing regressed against
+--baseline); 1 a case failed, errored or was not evaluated (unless --allow-not-evaluated), or a
+regression against the baseline; 2 a usage or target error (one line on stderr); 3 an internal
+error (a bug in adk-fluent).
 """
 
 from __future__ import annotations
@@ -20,11 +21,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from adk_fluent.cli.common import EXIT_FINDINGS, EXIT_OK
 from adk_fluent.cli.targets import TargetError, import_project_module, load_target, parse_target
 from adk_fluent.errors import AdkFluentError, did_you_mean
 
 SUITE_FILES = (".yaml", ".yml", ".json")
-EXIT_PASSED, EXIT_FAILED = 0, 1  # 2, a usage or target error, is main()'s EXIT_TARGET
 
 
 EPILOG = """\
@@ -37,6 +38,8 @@ exit codes:
      or a case regressed / a score dropped against --baseline
   2  a usage or target error: a module or file that cannot be loaded, a name that is not
      a suite / pipeline / backend, a bad baseline file, an unknown --case or --tag
+  3  internal error, a bug in adk-fluent: please report it (--debug, or ADK_FLUENT_DEBUG=1,
+     prints the traceback)
 """
 
 
@@ -51,7 +54,9 @@ def add_parser(commands: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     command.add_argument(
-        "target", help="module:attr naming a FluentEvalSuite, or a .yaml / .evalset.json file"
+        "target",
+        metavar="TARGET",
+        help="module:attr naming a FluentEvalSuite, or a .yaml / .evalset.json file",
     )
     command.add_argument(
         "--pipeline",
@@ -258,4 +263,4 @@ def run_eval(args: argparse.Namespace) -> int:
             print(f"\nNot evaluated, allowed by --allow-not-evaluated: {', '.join(unevaluated)}")
         if args.save:
             print(f"\nSaved the report to {args.save}")
-    return EXIT_FAILED if failing or regressed else EXIT_PASSED
+    return EXIT_FINDINGS if failing or regressed else EXIT_OK

@@ -4,6 +4,8 @@
     adk-fluent report --store sqlite:///sessions.db --app shop [--user u1] [--session s1] [--all] [--json]
 
 Without --session, the session updated last (of --user, else of every user) is shown.
+Exit codes (adk_fluent.cli.common): 0 the report was printed; 2 a store, app, user or session
+that cannot be found (one line on stderr); 3 an internal error (a bug in adk-fluent).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from adk_fluent.cli.common import EXIT_OK, exit_codes_epilog
 from adk_fluent.ir.options import DEFAULT_APP_NAME
 
 
@@ -25,6 +28,11 @@ def add_parser(commands: Any) -> None:
     report = commands.add_parser(
         "report",
         help="print tokens, cost and model latency per agent of a stored session's last run",
+        description="Print tokens, cost and model latency per agent of a stored session's last\n"
+        "run (or all of it), from the usage records cost_attribution leaves in the events.",
+        epilog="Without --session, the session updated last (of --user, else of every user)\n"
+        "is shown.\n\n" + exit_codes_epilog(None),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     report.add_argument(
         "--store",
@@ -35,10 +43,15 @@ def add_parser(commands: Any) -> None:
     report.add_argument(
         "--app",
         default=DEFAULT_APP_NAME,
+        metavar="NAME",
         help=f"the app's name (adk api_server: the agent folder; default {DEFAULT_APP_NAME})",
     )
-    report.add_argument("--user", help="the user whose sessions to look at (default: all)")
-    report.add_argument("--session", help="the session (default: the one updated last)")
+    report.add_argument(
+        "--user", metavar="USER_ID", help="the user whose sessions to look at (default: all)"
+    )
+    report.add_argument(
+        "--session", metavar="SESSION_ID", help="the session (default: the one updated last)"
+    )
     report.add_argument(
         "--all", action="store_true", help="every run of the session, not only the last"
     )
@@ -99,7 +112,7 @@ def run_report(args: argparse.Namespace) -> int:
         import json
 
         print(json.dumps(body, indent=2))
-        return 0
+        return EXIT_OK
     runs = len(report.by_invocation())
     scope = f"all {runs} run(s)" if args.all else f"last run of {runs}"
     print(f"session {session.id} (app {args.app}, user {session.user_id}): {scope}")
@@ -107,4 +120,4 @@ def run_report(args: argparse.Namespace) -> int:
     if not shown.calls and report.unattributed_calls and not shown.unattributed_calls:
         table = report.table()  # say why nothing was recorded
     print(table, end="")
-    return 0
+    return EXIT_OK

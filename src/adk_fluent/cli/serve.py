@@ -6,8 +6,9 @@ another process calls it with `RemoteAgent(name, "http://host:port/.well-known/a
 
 The pipeline runs with its agents' own models. The card, made from the pipeline, is served at
 `/.well-known/agent-card.json` and declares the state keys the pipeline reads (a caller sends
-them) and writes (it sends them back). Exit codes: 0 when stopped (Ctrl-C), 2 a usage or target
-error (one line on stderr), 1 the server failed (a port in use: uvicorn's own message).
+them) and writes (it sends them back). Exit codes (adk_fluent.cli.common): 0 when stopped
+(Ctrl-C), 1 the server failed (a port in use: uvicorn's own message), 2 a usage or target error
+(one line on stderr), 3 an internal error (a bug in adk-fluent).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import argparse
 import sys
 from typing import Any
 
+from adk_fluent.cli.common import EXIT_FINDINGS, EXIT_OK
 from adk_fluent.cli.targets import TargetError, load_target
 
 _EVERY_INTERFACE = ("0.0.0.0", "::", "[::]")  # noqa: S104 - names compared, nothing bound
@@ -29,6 +31,8 @@ exit codes:
   1  the server failed (for one, the port is in use)
   2  a usage or target error: a module that cannot be loaded, a name that is not a pipeline,
      a bad --host / --port / --session-store, or no A2A support installed
+  3  internal error, a bug in adk-fluent: please report it (--debug, or ADK_FLUENT_DEBUG=1,
+     prints the traceback)
 """
 
 
@@ -41,11 +45,16 @@ def add_parser(commands: Any) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    command.add_argument("target", help="module:attr naming the pipeline")
+    command.add_argument("target", metavar="TARGET", help="module:attr naming the pipeline")
     command.add_argument(
-        "--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)"
+        "--host",
+        default="127.0.0.1",
+        metavar="HOST",
+        help="interface to listen on (default 127.0.0.1)",
     )
-    command.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    command.add_argument(
+        "--port", type=int, default=8000, metavar="PORT", help="port (default 8000)"
+    )
     command.add_argument(
         "--session-store",
         metavar="URL",
@@ -116,5 +125,5 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     except SystemExit as stop:  # uvicorn exits non-zero when it cannot bind; its log says why
-        return 0 if stop.code in (0, None) else 1
-    return 0
+        return EXIT_OK if stop.code in (0, None) else EXIT_FINDINGS
+    return EXIT_OK

@@ -229,8 +229,10 @@ def test_the_help_documents_the_exit_codes(capsys):
         main(["eval", "--help"])
     assert exited.value.code == 0
     text = capsys.readouterr().out
-    codes = [line.split()[0] for line in text.splitlines() if line[:3] in ("  0", "  1", "  2")]
-    assert codes == ["0", "1", "2"]
+    codes = [
+        line.split()[0] for line in text.splitlines() if line[:3] in ("  0", "  1", "  2", "  3")
+    ]
+    assert codes == ["0", "1", "2", "3"]
 
 
 @pytest.mark.parametrize(

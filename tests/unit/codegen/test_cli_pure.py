@@ -125,9 +125,11 @@ def test_adk_missing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def test_adk_too_old(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    (tmp_path / "templates" / "adk_fluent_generated").mkdir(parents=True)  # a checkout, to regen
     monkeypatch.setattr(importlib.metadata, "version", lambda name: "1.24.1")
     code, output = run("regen", "--root", str(tmp_path))
     assert_friendly(code, output, "google-adk 1.24.1 is installed", "1.25.0")
+    assert not (tmp_path / "generated").exists()
 
 
 @pytest.mark.parametrize(

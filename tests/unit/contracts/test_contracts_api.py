@@ -68,10 +68,12 @@ def test_report_is_an_iterable_of_issues_with_everything_a_fix_needs():
     assert not report.ok
 
 
-def test_text_format_follows_the_spec_symbols():
+def test_text_format_gives_each_severity_its_own_mark():
     text = check_contracts(broken()).to_text()
     assert text.startswith("✗ booker reads {intnet} in instruction: ERROR\n")
-    assert '\n⚠ classifier.outputs("intent") is never read: INFO\n' in text
+    # advice is not dressed as a warning: ℹ, not ⚠
+    assert '\nℹ classifier.outputs("intent") is never read: INFO\n' in text
+    assert "⚠" not in text
     assert text.rstrip().endswith("1 error, 0 warnings, 1 info")
     assert "⚠ presenter reads {k} in instruction: WARNING" in check_contracts(warned()).to_text()
     verbose = check_contracts(clean()).to_text(verbose=True)

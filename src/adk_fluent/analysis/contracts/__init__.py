@@ -2,7 +2,7 @@
 
     from adk_fluent import check_contracts
     report = check_contracts(pipeline)       # the API's entry; here check_tree takes the IR
-    print(report.to_text())                  # ✓ / ⚠ / ✗ lines (docs/contracts.md)
+    print(report.to_text())                  # ✓ / ✗ / ⚠ / ℹ lines (docs/contracts.md)
     report.errors, report.to_json()
 
 It checks every node kind (routes, fan-outs, loops, map_over, fallback, race, gate, timeout,

@@ -1,4 +1,4 @@
-"""Contract diagnostics and the report that holds them: text (✓ OK, ⚠ WARNING / INFO, ✗ ERROR,
+"""Contract diagnostics and the report that holds them: text (✓ OK, ✗ ERROR, ⚠ WARNING, ℹ INFO,
 as docs/contracts.md shows) and JSON for tools."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from typing import Any, Literal
 
 Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
-_SYMBOL = {"error": "✗", "warning": "⚠", "info": "⚠"}
+# Advice gets its own mark: a ⚠ on it would read as a warning the user has to act on.
+_SYMBOL = {"error": "✗", "warning": "⚠", "info": "ℹ"}
 _LABEL = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}
 
 
