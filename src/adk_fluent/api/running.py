@@ -5,17 +5,28 @@ Each method hands the engine the expression's IR tree and BuildOptions, never th
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Never, TypeVar
 
 from adk_fluent.ir.depth import needs_room, recursion_room
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import BuildOptions, CompileTarget, ExecutionConfig
-from adk_fluent.run.engine import ENGINE
+from adk_fluent.run.engine import ENGINE, Backend
 
 _T = TypeVar("_T")
 
 if TYPE_CHECKING:
+    from google.adk.agents.run_config import RunConfig
+    from google.adk.apps import App
+    from google.adk.artifacts import BaseArtifactService
+    from google.adk.auth.credential_service.base_credential_service import (
+        BaseCredentialService,
+    )
+    from google.adk.memory import BaseMemoryService
+    from google.adk.runners import Runner
+    from google.adk.sessions import BaseSessionService, Session
+    from google.genai.types import Content, Part
+
     from adk_fluent.run.events import AgentEvent
 
 
@@ -54,7 +65,7 @@ class Runnable:
         *,
         backend: Any = None,
         target: CompileTarget | None = None,
-    ) -> Any:
+    ) -> App:
         """Compile to a native ADK `App`: visibility plugin, the config's plugins, resumability,
         compaction and run metadata applied. `target` ("classic" or "workflow") overrides the
         config's and the default (docs/workflow.md)."""
@@ -68,50 +79,433 @@ class Runnable:
         *,
         target: CompileTarget | None = None,
         **services: Any,
-    ) -> Any:
+    ) -> Runner:
         """A native ADK `Runner` for this expression (session/artifact/memory services optional)."""
         ir = self.to_ir()
         with recursion_room(self.ir_depth()):
             return ENGINE.to_runner(ir, self.options, config, target=target, **services)
 
-    async def run(self, prompt: Any, **options: Any) -> list[AgentEvent]:
-        """Run one turn; returns every event the client receives, as AgentEvents."""
+    async def run(
+        self,
+        prompt: str | Content | Sequence[str | Part],
+        *,
+        user_id: str = "user",
+        session_id: str | None = None,
+        state: Mapping[str, Any] | None = None,
+        config: ExecutionConfig | None = None,
+        session_store: str | BaseSessionService | None = None,
+        backend: Backend | None = None,
+        run_config: RunConfig | None = None,
+        streaming: Literal["sse", "none"] | None = None,
+        session_service: BaseSessionService | None = None,
+        artifact_service: BaseArtifactService | None = None,
+        memory_service: BaseMemoryService | None = None,
+        credential_service: BaseCredentialService | None = None,
+        **unknown: Never,
+    ) -> list[AgentEvent]:
+        """Run one turn and return every event the client receives.
+
+        A step that fails while running ends the turn with one error event, which is among
+        the events returned (`event.is_error`, docs/errors.md).
+
+        Args:
+            prompt: The user's message: text, a google.genai `Content`, or a list of text
+                and google.genai `Part`s (images, files).
+            user_id: Whose conversation: with `session_id`, it names the session in the
+                store. Default `"user"`.
+            session_id: The conversation to continue, or to start under this id when the
+                store has none (up to 128 characters). None: a new one-turn session under a
+                fresh id; pass an id of your own to continue a conversation later.
+            state: State to set with this turn: a dict of state keys (`app:` / `user:`
+                prefixes allowed, `temp:` not) to JSON values. It goes with the user's
+                message, so the agents (and `{key}` in instructions) see it from this turn
+                on, every store keeps it, and a rewind to before this turn undoes it.
+            config: App-level settings (app name, middleware, plugins, max_llm_calls, ...).
+                The app name chooses the conversation; the rest changes how turns run.
+            session_store: Where sessions live: None or `"memory"` (in this process), a
+                database URL (`"sqlite:///sessions.db"`, `"postgresql+asyncpg://..."`), or an
+                ADK session service.
+            backend: Models to run on instead of the agents' own, e.g.
+                `adk_fluent.testing.mock_backend({...})`; compared by identity.
+            run_config: ADK's RunConfig for this turn, as it is (instead of the one built
+                from `config` and `streaming`).
+            streaming: `"sse"` streams the models' partial replies (`AgentEvent.is_partial`),
+                `"none"` does not; None: the config's `streaming_mode`.
+            session_service: An ADK session service to use (instead of `session_store`).
+            artifact_service: ADK's artifact service for the tools and agents.
+            memory_service: ADK's memory service for the tools and agents.
+            credential_service: ADK's credential service for the tools.
+            **unknown: Not an option: a misspelt keyword raises BuildError with a
+                did-you-mean (type checkers reject it too).
+
+        Returns:
+            The turn's events in order, as AgentEvents (`.raw` is ADK's Event).
+
+        Raises:
+            BuildError: A mistake known before the turn runs (the prompt, an id, `state`, an
+                option, the tree itself): nothing is stored then.
+        """
         ir = self.to_ir()
         with recursion_room(self.ir_depth()):
-            return await ENGINE.run(ir, self.options, prompt, **options)
+            return await ENGINE.run(
+                ir,
+                self.options,
+                prompt,
+                user_id=user_id,
+                session_id=session_id,
+                state=state,
+                config=config,
+                session_store=session_store,
+                backend=backend,
+                run_config=run_config,
+                streaming=streaming,
+                session_service=session_service,
+                artifact_service=artifact_service,
+                memory_service=memory_service,
+                credential_service=credential_service,
+                **unknown,
+            )
 
-    def stream(self, prompt: Any, **options: Any) -> AsyncIterator[AgentEvent]:
-        """Run one turn, yielding AgentEvents as they happen; `streaming="sse"` adds the
-        models' partial replies as they are produced (`AgentEvent.is_partial`, docs/streaming.md)."""
+    def stream(
+        self,
+        prompt: str | Content | Sequence[str | Part],
+        *,
+        user_id: str = "user",
+        session_id: str | None = None,
+        state: Mapping[str, Any] | None = None,
+        config: ExecutionConfig | None = None,
+        session_store: str | BaseSessionService | None = None,
+        backend: Backend | None = None,
+        run_config: RunConfig | None = None,
+        streaming: Literal["sse", "none"] | None = None,
+        session_service: BaseSessionService | None = None,
+        artifact_service: BaseArtifactService | None = None,
+        memory_service: BaseMemoryService | None = None,
+        credential_service: BaseCredentialService | None = None,
+        **unknown: Never,
+    ) -> AsyncIterator[AgentEvent]:
+        """Run one turn, yielding its events as they happen.
+
+        The arguments are checked when `stream()` is called; the turn starts on the first
+        iteration. `streaming="sse"` adds the models' partial replies as they are produced
+        (`AgentEvent.is_partial`, docs/streaming.md). Leaving the loop early (`break`) ends
+        the turn where it was.
+
+        Args:
+            prompt: The user's message: text, a google.genai `Content`, or a list of text
+                and google.genai `Part`s (images, files).
+            user_id: Whose conversation: with `session_id`, it names the session in the
+                store. Default `"user"`.
+            session_id: The conversation to continue, or to start under this id when the
+                store has none (up to 128 characters). None: a new one-turn session under a
+                fresh id; pass an id of your own to continue a conversation later.
+            state: State to set with this turn: a dict of state keys (`app:` / `user:`
+                prefixes allowed, `temp:` not) to JSON values. It goes with the user's
+                message, so the agents (and `{key}` in instructions) see it from this turn
+                on, every store keeps it, and a rewind to before this turn undoes it.
+            config: App-level settings (app name, middleware, plugins, max_llm_calls, ...).
+                The app name chooses the conversation; the rest changes how turns run.
+            session_store: Where sessions live: None or `"memory"` (in this process), a
+                database URL (`"sqlite:///sessions.db"`, `"postgresql+asyncpg://..."`), or an
+                ADK session service.
+            backend: Models to run on instead of the agents' own, e.g.
+                `adk_fluent.testing.mock_backend({...})`; compared by identity.
+            run_config: ADK's RunConfig for this turn, as it is (instead of the one built
+                from `config` and `streaming`).
+            streaming: `"sse"` streams the models' partial replies (`AgentEvent.is_partial`),
+                `"none"` does not; None: the config's `streaming_mode`.
+            session_service: An ADK session service to use (instead of `session_store`).
+            artifact_service: ADK's artifact service for the tools and agents.
+            memory_service: ADK's memory service for the tools and agents.
+            credential_service: ADK's credential service for the tools.
+            **unknown: Not an option: a misspelt keyword raises BuildError with a
+                did-you-mean (type checkers reject it too).
+
+        Returns:
+            An async iterator of the turn's AgentEvents.
+
+        Raises:
+            BuildError: A mistake known before the turn runs (the prompt, an id, `state`, an
+                option, the tree itself): nothing is stored then.
+        """
         ir = self.to_ir()
-        events = ENGINE.stream(ir, self.options, prompt, **options)
+        events = ENGINE.stream(
+            ir,
+            self.options,
+            prompt,
+            user_id=user_id,
+            session_id=session_id,
+            state=state,
+            config=config,
+            session_store=session_store,
+            backend=backend,
+            run_config=run_config,
+            streaming=streaming,
+            session_service=session_service,
+            artifact_service=artifact_service,
+            memory_service=memory_service,
+            credential_service=credential_service,
+            **unknown,
+        )
         depth = self.ir_depth()
         return _with_room(events, depth) if needs_room(depth) else events
 
-    async def ask(self, prompt: Any, **options: Any) -> str:
-        """Run one turn; returns the final response text."""
+    async def ask(
+        self,
+        prompt: str | Content | Sequence[str | Part],
+        *,
+        user_id: str = "user",
+        session_id: str | None = None,
+        state: Mapping[str, Any] | None = None,
+        config: ExecutionConfig | None = None,
+        session_store: str | BaseSessionService | None = None,
+        backend: Backend | None = None,
+        run_config: RunConfig | None = None,
+        streaming: Literal["sse", "none"] | None = None,
+        session_service: BaseSessionService | None = None,
+        artifact_service: BaseArtifactService | None = None,
+        memory_service: BaseMemoryService | None = None,
+        credential_service: BaseCredentialService | None = None,
+        **unknown: Never,
+    ) -> str:
+        """Run one turn and return its final reply's text.
+
+        Args:
+            prompt: The user's message: text, a google.genai `Content`, or a list of text
+                and google.genai `Part`s (images, files).
+            user_id: Whose conversation: with `session_id`, it names the session in the
+                store. Default `"user"`.
+            session_id: The conversation to continue, or to start under this id when the
+                store has none (up to 128 characters). None: a new one-turn session under a
+                fresh id; pass an id of your own to continue a conversation later.
+            state: State to set with this turn: a dict of state keys (`app:` / `user:`
+                prefixes allowed, `temp:` not) to JSON values. It goes with the user's
+                message, so the agents (and `{key}` in instructions) see it from this turn
+                on, every store keeps it, and a rewind to before this turn undoes it.
+            config: App-level settings (app name, middleware, plugins, max_llm_calls, ...).
+                The app name chooses the conversation; the rest changes how turns run.
+            session_store: Where sessions live: None or `"memory"` (in this process), a
+                database URL (`"sqlite:///sessions.db"`, `"postgresql+asyncpg://..."`), or an
+                ADK session service.
+            backend: Models to run on instead of the agents' own, e.g.
+                `adk_fluent.testing.mock_backend({...})`; compared by identity.
+            run_config: ADK's RunConfig for this turn, as it is (instead of the one built
+                from `config` and `streaming`).
+            streaming: `"sse"` streams the models' partial replies (`AgentEvent.is_partial`),
+                `"none"` does not; None: the config's `streaming_mode`.
+            session_service: An ADK session service to use (instead of `session_store`).
+            artifact_service: ADK's artifact service for the tools and agents.
+            memory_service: ADK's memory service for the tools and agents.
+            credential_service: ADK's credential service for the tools.
+            **unknown: Not an option: a misspelt keyword raises BuildError with a
+                did-you-mean (type checkers reject it too).
+
+        Returns:
+            The text of the turn's last final response ("" when there is none).
+
+        Raises:
+            BuildError: A mistake known before the turn runs (the prompt, an id, `state`, an
+                option, the tree itself): nothing is stored then.
+            RunError: The turn ended with an error event (a failed step): its code,
+                message and author.
+        """
         ir = self.to_ir()
         with recursion_room(self.ir_depth()):
-            return await ENGINE.ask(ir, self.options, prompt, **options)
+            return await ENGINE.ask(
+                ir,
+                self.options,
+                prompt,
+                user_id=user_id,
+                session_id=session_id,
+                state=state,
+                config=config,
+                session_store=session_store,
+                backend=backend,
+                run_config=run_config,
+                streaming=streaming,
+                session_service=session_service,
+                artifact_service=artifact_service,
+                memory_service=memory_service,
+                credential_service=credential_service,
+                **unknown,
+            )
 
-    def ask_sync(self, prompt: Any, **options: Any) -> str:
-        """`ask()` for scripts without an event loop."""
+    def ask_sync(
+        self,
+        prompt: str | Content | Sequence[str | Part],
+        *,
+        user_id: str = "user",
+        session_id: str | None = None,
+        state: Mapping[str, Any] | None = None,
+        config: ExecutionConfig | None = None,
+        session_store: str | BaseSessionService | None = None,
+        backend: Backend | None = None,
+        run_config: RunConfig | None = None,
+        streaming: Literal["sse", "none"] | None = None,
+        session_service: BaseSessionService | None = None,
+        artifact_service: BaseArtifactService | None = None,
+        memory_service: BaseMemoryService | None = None,
+        credential_service: BaseCredentialService | None = None,
+        **unknown: Never,
+    ) -> str:
+        """`ask()` for scripts without an event loop (it runs one with `asyncio.run`).
+
+        Args:
+            prompt: The user's message: text, a google.genai `Content`, or a list of text
+                and google.genai `Part`s (images, files).
+            user_id: Whose conversation: with `session_id`, it names the session in the
+                store. Default `"user"`.
+            session_id: The conversation to continue, or to start under this id when the
+                store has none (up to 128 characters). None: a new one-turn session under a
+                fresh id; pass an id of your own to continue a conversation later.
+            state: State to set with this turn: a dict of state keys (`app:` / `user:`
+                prefixes allowed, `temp:` not) to JSON values. It goes with the user's
+                message, so the agents (and `{key}` in instructions) see it from this turn
+                on, every store keeps it, and a rewind to before this turn undoes it.
+            config: App-level settings (app name, middleware, plugins, max_llm_calls, ...).
+                The app name chooses the conversation; the rest changes how turns run.
+            session_store: Where sessions live: None or `"memory"` (in this process), a
+                database URL (`"sqlite:///sessions.db"`, `"postgresql+asyncpg://..."`), or an
+                ADK session service.
+            backend: Models to run on instead of the agents' own, e.g.
+                `adk_fluent.testing.mock_backend({...})`; compared by identity.
+            run_config: ADK's RunConfig for this turn, as it is (instead of the one built
+                from `config` and `streaming`).
+            streaming: `"sse"` streams the models' partial replies (`AgentEvent.is_partial`),
+                `"none"` does not; None: the config's `streaming_mode`.
+            session_service: An ADK session service to use (instead of `session_store`).
+            artifact_service: ADK's artifact service for the tools and agents.
+            memory_service: ADK's memory service for the tools and agents.
+            credential_service: ADK's credential service for the tools.
+            **unknown: Not an option: a misspelt keyword raises BuildError with a
+                did-you-mean (type checkers reject it too).
+
+        Returns:
+            The text of the turn's last final response ("" when there is none).
+
+        Raises:
+            BuildError: A mistake known before the turn runs (the prompt, an id, `state`, an
+                option, the tree itself): nothing is stored then.
+                Also raised when called inside a running event loop (use `await ask()`).
+            RunError: The turn ended with an error event (a failed step).
+        """
         ir = self.to_ir()
         with recursion_room(self.ir_depth()):
-            return ENGINE.ask_sync(ir, self.options, prompt, **options)
+            return ENGINE.ask_sync(
+                ir,
+                self.options,
+                prompt,
+                user_id=user_id,
+                session_id=session_id,
+                state=state,
+                config=config,
+                session_store=session_store,
+                backend=backend,
+                run_config=run_config,
+                streaming=streaming,
+                session_service=session_service,
+                artifact_service=artifact_service,
+                memory_service=memory_service,
+                credential_service=credential_service,
+                **unknown,
+            )
 
-    async def session(self, session_id: str, *, user_id: str = "user", **options: Any) -> Any:
-        """The stored ADK session (events and state), as the session store holds it."""
+    async def session(
+        self,
+        session_id: str,
+        *,
+        user_id: str = "user",
+        config: ExecutionConfig | None = None,
+        session_store: str | BaseSessionService | None = None,
+        backend: Backend | None = None,
+        session_service: BaseSessionService | None = None,
+        artifact_service: BaseArtifactService | None = None,
+        memory_service: BaseMemoryService | None = None,
+        credential_service: BaseCredentialService | None = None,
+        **unknown: Never,
+    ) -> Session | None:
+        """The stored ADK session (its events and state), as the session store holds it.
+
+        Pass the store, config and backend the turns ran with: they choose the store and the
+        app name the session is under.
+
+        Args:
+            session_id: The session's id.
+            user_id: Whose session. Default `"user"`.
+            config: The config the turns ran with (its app name chooses the session).
+            session_store: The store the turns ran with: None or `"memory"`, a database
+                URL, or an ADK session service.
+            backend: The backend the turns ran with (the in-memory store of a pipeline run on
+                a backend is that backend's).
+            session_service: The ADK session service the turns ran with.
+            artifact_service: ADK's artifact service.
+            memory_service: ADK's memory service.
+            credential_service: ADK's credential service.
+            **unknown: Not an option: a misspelt keyword raises BuildError with a
+                did-you-mean.
+
+        Returns:
+            ADK's Session (`.state`, `.events`), or None when the store has no such session.
+
+        Raises:
+            BuildError: An id or an option is not usable.
+        """
         ir = self.to_ir()
         with recursion_room(self.ir_depth()):
             return await ENGINE.get_session(
-                ir, self.options, session_id, user_id=user_id, **options
+                ir,
+                self.options,
+                session_id,
+                user_id=user_id,
+                config=config,
+                session_store=session_store,
+                backend=backend,
+                session_service=session_service,
+                artifact_service=artifact_service,
+                memory_service=memory_service,
+                credential_service=credential_service,
+                **unknown,
             )
 
     async def rewind(
-        self, session_id: str, before_invocation_id: str, *, user_id: str = "user", **options: Any
+        self,
+        session_id: str,
+        before_invocation_id: str,
+        *,
+        user_id: str = "user",
+        config: ExecutionConfig | None = None,
+        session_store: str | BaseSessionService | None = None,
+        backend: Backend | None = None,
+        session_service: BaseSessionService | None = None,
+        artifact_service: BaseArtifactService | None = None,
+        memory_service: BaseMemoryService | None = None,
+        credential_service: BaseCredentialService | None = None,
+        **unknown: Never,
     ) -> None:
-        """Rewind a session to before an invocation (ADK's Runner.rewind_async)."""
+        """Rewind a session to before one of its turns (ADK's `Runner.rewind_async`): the
+        state goes back to what it was then; the events stay, and later turns see the session
+        as it was.
+
+        Args:
+            session_id: The session's id.
+            before_invocation_id: The turn to undo, with every turn after it: an event's
+                `invocation_id` (from `run()`'s events or the stored session).
+            user_id: Whose session. Default `"user"`.
+            config: The config the turns ran with (its app name chooses the session).
+            session_store: The store the turns ran with: None or `"memory"`, a database
+                URL, or an ADK session service.
+            backend: The backend the turns ran with (the in-memory store of a pipeline run on
+                a backend is that backend's).
+            session_service: The ADK session service the turns ran with.
+            artifact_service: ADK's artifact service.
+            memory_service: ADK's memory service.
+            credential_service: ADK's credential service.
+            **unknown: Not an option: a misspelt keyword raises BuildError with a
+                did-you-mean.
+
+        Raises:
+            BuildError: An id or an option is not usable.
+        """
         ir = self.to_ir()
         with recursion_room(self.ir_depth()):
             await ENGINE.rewind(
@@ -120,7 +514,14 @@ class Runnable:
                 session_id,
                 before_invocation_id,
                 user_id=user_id,
-                **options,
+                config=config,
+                session_store=session_store,
+                backend=backend,
+                session_service=session_service,
+                artifact_service=artifact_service,
+                memory_service=memory_service,
+                credential_service=credential_service,
+                **unknown,
             )
 
     def to_mermaid(self) -> str:

@@ -65,9 +65,10 @@ class ExecutionConfig:
     # adk-fluent middleware for the whole app (or the scope each one names), compiled with the
     # tree's own `.middleware(...)` into one plugin that runs before `plugins` (docs/middleware.md)
     middleware: tuple[Any, ...] = field(default_factory=tuple)
-    # "annotated" (default, spec v5.1 s4.4/4.5): every event reaches the client annotated;
-    # "filtered": internal agents' text is kept from the client (docs/visibility.md).
-    # None: use the expression's own `.filtered()` / `.annotated()`.
+    # "annotated" (the default: code moved from raw ADK keeps receiving every event it did):
+    # every event reaches the client annotated; "filtered": internal agents' text is kept from
+    # the client (docs/visibility.md). None: the expression's own `.filtered()` /
+    # `.annotated()`; a value here wins over the expression's.
     visibility: VisibilityMode | None = None
     # the compile target (CompileTarget); None: the default for the installed ADK
     target: CompileTarget | None = None
@@ -112,7 +113,7 @@ class ExecutionConfig:
                 self.plugins,
                 self.middleware,
                 self.visibility,
-                tuple(sorted((self.custom_metadata or {}).items(), key=repr)),
+                tuple(sorted(self.custom_metadata or {})),  # its keys: equal dicts hash equal
             )
         )
 

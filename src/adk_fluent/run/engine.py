@@ -1,19 +1,27 @@
 """The engine: takes an IR tree and its BuildOptions and builds, runs, streams and rewinds it.
 
-It owns the cache of compiled Apps and Runners, keyed by value: equal trees with equal options,
-config, store and services share one compiled App (and one in-memory session store); objects
-without value equality (a backend, a service instance) count by identity, and the cache holds
-them so that identity is never reused while their entry lives.
+It keeps two tables, both keyed by value (`_value_key`):
+
+* the compiled Apps and Runners (the CACHED_APPS most recently used): equal trees with equal
+  options, config, backend and services share one App; what has no value equality or holds
+  state of its own (a backend, middleware, a plugin or service object) counts by identity.
+* the in-memory session stores (`_InMemoryStores`), keyed by the tree and the backend only, so
+  a conversation continues across equal configs and outlives its App's eviction.
+
+docs/sessions.md states the rule for users.
 """
 
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, aclosing
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields, is_dataclass
+from enum import Enum
+from types import MethodType
+from typing import Any, Protocol
 
 from adk_fluent.errors import BuildError, RunError, did_you_mean
 from adk_fluent.ir.nodes import Node
@@ -24,6 +32,8 @@ from adk_fluent.ir.options import (
     check_target,
     visibility_mode,
 )
+from adk_fluent.ir.state_keys import GATE_KEY_PREFIX, RESUME_KEY_PREFIX, key_problem
+from adk_fluent.ir.values import storable_copy
 from adk_fluent.run.events import AgentEvent, final_text, first_error
 from adk_fluent.run.stores import (
     ensure_session,
@@ -31,10 +41,11 @@ from adk_fluent.run.stores import (
     ready,
     session_service_for,
     session_turn,
+    shared_session_service,
 )
 
 DEFAULT_USER = "user"
-CACHED_APPS = 64  # compiled (App, Runner, session store) entries kept, least recently used out
+CACHED_APPS = 64  # compiled (App, Runner) entries kept, least recently used out
 
 
 @dataclass
@@ -48,9 +59,29 @@ class _Bound:
     mode: VisibilityMode
 
 
+class Backend(Protocol):
+    """What `backend=` takes: an object that hands each LLM agent, by name, the model it runs
+    on instead of its own (`adk_fluent.testing.mock_backend`, `adk_fluent.replay`'s
+    ReplayerBackend)."""
+
+    def model_for(self, agent_name: str, /) -> Any:
+        """The model the agent named `agent_name` runs on."""
+        ...
+
+
+# -- cache keys by value -----------------------------------------------------------------------
+#
+# A key is a value fingerprint: equal (==) inputs give equal keys even when they hold lists or
+# dicts (which have no hash) or are distinct objects built the same way. What has no value
+# equality, or holds state of its own, counts by identity: a backend and the scripted models
+# in it (each with its own queue of replies), a model or tool object, middleware (a call log's
+# records, a circuit breaker's counts), plugins, services. Such an object is "equal" only to
+# itself; the key keeps it alive (or, in the session-store table, watches it die).
+
+
 class _ByIdentity:
-    """A cache-key part for an object without value equality: equal only to itself, and kept
-    alive by the key, so its id cannot be reused while the entry exists."""
+    """A key part for an object compared by identity: equal only to itself, and kept alive by
+    the key, so its id cannot be reused while the key exists."""
 
     __slots__ = ("value",)
 
@@ -64,20 +95,213 @@ class _ByIdentity:
         return isinstance(other, _ByIdentity) and other.value is self.value
 
 
-def _key_part(value: Any) -> Any:
+class _WeakIdentity:
+    """A key part compared by identity that does not keep its object alive: when the object
+    dies, `on_death` runs (the table then drops the entries holding it: no equal key can be
+    made again). An object that takes no weak reference is held like _ByIdentity."""
+
+    __slots__ = ("_hash", "_ref", "__weakref__")
+
+    def __init__(self, value: Any, on_death: Callable[[Any], None]) -> None:
+        self._hash = id(value)
+        try:
+            self._ref: Callable[[], Any] = weakref.ref(value, on_death)
+        except TypeError:
+            self._ref = lambda: value
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    @property
+    def dead(self) -> bool:
+        return self._ref() is None
+
+    def __eq__(self, other: object) -> bool:
+        if other is self:
+            return True
+        if not isinstance(other, _WeakIdentity):
+            return False
+        mine = self._ref()
+        return mine is not None and mine is other._ref()
+
+
+_PLAIN = (str, int, float, bool, bytes, complex, type(None), type, Enum, range)
+
+
+def _value_key(value: Any, by_identity: Callable[[Any], Any], *, conversation: bool = False) -> Any:
+    """A hashable fingerprint of `value`, equal for equal values (see above).
+
+    Trees (IR nodes) and frozen dataclasses count by their fields, tuples and lists by their
+    items, dicts by their items in any order, sets by their members, google.genai data (a
+    GenerateContentConfig, a Content) by its fields; a bound method by its function and the
+    identity of its object. Other hashable values with an `==` of their own count as they are;
+    everything else by identity (`by_identity` makes the part). `conversation`: leave out the
+    middleware attached to nodes (it changes how a turn runs, not whose conversation it is).
+    """
+    seen: dict[int, Any] = {}  # a subtree shared in a tree is fingerprinted once
+
+    def part(item: Any) -> Any:
+        if isinstance(item, _PLAIN):
+            return item
+        known = seen.get(id(item))
+        if known is not None:
+            return known
+        kind = type(item)
+        made: Any
+        if isinstance(item, Node):
+            made = (
+                kind,
+                tuple(
+                    (name, part(field_value))
+                    for name, field_value in sorted(item.__dict__.items())
+                    if not (conversation and name == "middleware")
+                ),
+            )
+        elif isinstance(item, tuple | list):
+            made = (kind, tuple(part(member) for member in item))
+        elif isinstance(item, dict):
+            made = (dict, frozenset((part(k), part(v)) for k, v in item.items()))
+        elif isinstance(item, set | frozenset):
+            made = (frozenset, frozenset(part(member) for member in item))
+        elif is_dataclass(item) and kind.__dataclass_params__.frozen:  # type: ignore[attr-defined]
+            made = (
+                kind,
+                tuple((f.name, part(getattr(item, f.name))) for f in fields(item) if f.compare),
+            )
+        elif _is_genai_data(item):
+            made = (kind, tuple((name, part(v)) for name, v in vars(item).items()))
+        elif isinstance(item, MethodType):
+            made = (MethodType, part(item.__func__), by_identity(item.__self__))
+        elif kind.__eq__ is not object.__eq__ and _hashable(item):
+            made = item
+        else:
+            made = by_identity(item)
+        seen[id(item)] = made
+        return made
+
+    return part(value)
+
+
+class _TreeKeys:
+    """Fingerprints of trees, remembered by the tree object: a builder hands run() the same
+    frozen tree every turn, so its walk is paid once, not per turn. Holds the last `capacity`
+    trees alive (an id is never reused while its entry exists)."""
+
+    def __init__(self, make: Callable[[Node], Any], capacity: int = 4 * CACHED_APPS) -> None:
+        self._make = make
+        self._keys: OrderedDict[int, tuple[Node, Any]] = OrderedDict()
+        self._capacity = capacity
+
+    def __call__(self, ir: Node) -> Any:
+        known = self._keys.get(id(ir))
+        if known is not None and known[0] is ir:
+            self._keys.move_to_end(id(ir))
+            return known[1]
+        key = self._make(ir)
+        self._keys[id(ir)] = (ir, key)
+        while len(self._keys) > self._capacity:
+            self._keys.popitem(last=False)
+        return key
+
+
+def _settings_key(settings: tuple[Any, ...]) -> Any:
+    """`_value_key` of a turn's settings, without the walk when they hash: hashable values
+    compare by their own `==` (ExecutionConfig and BuildOptions by value, a backend or a
+    service by identity), which is what the walk would give them; it is the usual case."""
+    try:
+        hash(settings)
+    except TypeError:  # a list or dict somewhere (middleware=[...], custom_metadata values)
+        return ("walked", _value_key(settings, _ByIdentity))
+    return ("hashed", settings)
+
+
+def _is_genai_data(value: Any) -> bool:
+    """google.genai's types are plain data (pydantic models without behaviour of their own)."""
+    from pydantic import BaseModel
+
+    return isinstance(value, BaseModel) and type(value).__module__.startswith("google.genai.")
+
+
+def _hashable(value: Any) -> bool:
     try:
         hash(value)
     except TypeError:
-        return _ByIdentity(value)
-    return value
+        return False
+    return True
+
+
+class _InMemoryStores:
+    """The in-memory session stores of run() / stream(): one per conversation key, kept apart
+    from the compiled Apps so that a conversation outlives its App's eviction from the cache.
+
+    The key is the tree (without its middleware) and the backend: equal trees share a store,
+    different trees never do (a session id such as "s1" in two pipelines is two
+    conversations). The config, the options and the services choose how a turn runs, not the
+    store (as with a database store, where the app name keeps apps apart). A store lives until
+    the process ends, or until an object its key holds by identity (the backend, a model or
+    tool object in the tree) is garbage: then no equal key can be made again, and it goes.
+    """
+
+    def __init__(self) -> None:
+        self._services: dict[Any, Any] = {}
+        self._watched_parts: dict[Any, tuple[_WeakIdentity, ...]] = {}
+        self._some_died = False  # set by a weak reference's callback; swept at the next lookup
+        # A tree's part of the key is made once per tree object (run() gets the same frozen
+        # tree every turn), not walked again on every turn.
+        self._tree_key = _TreeKeys(lambda ir: _value_key(ir, self._watch, conversation=True))
+
+    def service_for(self, ir: Node, backend: Any) -> Any:
+        self._drop_dead()
+        key = (self._tree_key(ir), _value_key(backend, self._watch))
+        service = self._services.get(key)
+        if service is None:
+            from google.adk.sessions import InMemorySessionService
+
+            service = self._services[key] = InMemorySessionService()
+            self._watched_parts[key] = tuple(_weak_parts(key))
+        return service
+
+    def __len__(self) -> int:
+        self._drop_dead()
+        return len(self._services)
+
+    def _watch(self, value: Any) -> _WeakIdentity:
+        return _WeakIdentity(value, self._noted_death)
+
+    def _noted_death(self, _: Any) -> None:  # may run inside any allocation: only note it
+        self._some_died = True
+
+    def _drop_dead(self) -> None:
+        if not self._some_died:
+            return
+        self._some_died = False
+        for key, parts in list(self._watched_parts.items()):
+            if any(part.dead for part in parts):
+                del self._watched_parts[key]
+                self._services.pop(key, None)
+
+
+def _weak_parts(key: Any) -> list[_WeakIdentity]:
+    """The identity parts inside a key (nested tuples and frozensets)."""
+    found: list[_WeakIdentity] = []
+    todo = [key]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, _WeakIdentity):
+            found.append(item)
+        elif isinstance(item, tuple | frozenset):
+            todo.extend(item)
+    return found
 
 
 class Engine:
     """What the builders' execution methods call, with (IR tree, BuildOptions)."""
 
     def __init__(self, capacity: int = CACHED_APPS) -> None:
-        self._bound: OrderedDict[tuple[Any, ...], _Bound] = OrderedDict()
+        self._bound: OrderedDict[Any, _Bound] = OrderedDict()
         self._capacity = capacity
+        self._stores = _InMemoryStores()
+        self._tree_key = _TreeKeys(lambda ir: _value_key(ir, _ByIdentity))
 
     def build(
         self, ir: Node, options: BuildOptions, backend: Any = None, target: Any = None
@@ -150,24 +374,31 @@ class Engine:
         backend: Any,
         services: dict[str, Any],
     ) -> _Bound:
+        """The compiled App and Runner for these inputs, from the cache when equal ones were
+        compiled before; its session service is the store the inputs name (a service given,
+        the one service per database URL, or the in-memory store of this conversation key)."""
         from adk_fluent.adk.targets import resolve_target
 
-        key = (
-            _key_part(ir),
+        services = {name: value for name, value in services.items() if value is not None}
+        service = services.pop("session_service", None)
+        if service is None:
+            if session_store is None or session_store == "memory":
+                service = self._stores.service_for(ir, backend)
+            else:
+                service = shared_session_service(session_store)
+        settings = (
             options,
-            _key_part(config),
+            config,
             resolve_target(None, config),  # the default may differ (ADK_FLUENT_TARGET)
-            _key_part(session_store),
-            _key_part(backend),
-            tuple(sorted((name, _key_part(value)) for name, value in services.items())),
+            backend,
+            tuple(sorted(services.items())),
         )
+        key = (self._tree_key(ir), _settings_key(settings), _ByIdentity(service))
         bound = self._bound.get(key)
         if bound is not None:
             self._bound.move_to_end(key)
             return bound
         config = config or ExecutionConfig()
-        services = dict(services)
-        service = services.pop("session_service", None) or session_service_for(session_store)
         # The engine filters what it streams itself, after the Runner stored each event whole.
         runner = self.to_runner(
             ir,
@@ -180,7 +411,7 @@ class Engine:
         )
         bound = _Bound(runner.app, runner, service, config, visibility_mode(options, config))
         self._bound[key] = bound
-        if len(self._bound) > self._capacity:
+        while len(self._bound) > self._capacity:
             self._bound.popitem(last=False)
         return bound
 
@@ -192,6 +423,7 @@ class Engine:
         *,
         user_id: str = DEFAULT_USER,
         session_id: str | None = None,
+        state: Mapping[str, Any] | None = None,
         config: ExecutionConfig | None = None,
         session_store: Any = None,
         backend: Any = None,
@@ -205,7 +437,11 @@ class Engine:
 
         `streaming="sse"` asks the models for partial replies, which reach the caller as they
         come (`AgentEvent.is_partial`); it overrides the config's `streaming_mode` for this turn
-        only, so the compiled App (and the conversation) is the same either way."""
+        only, so the compiled App (and the conversation) is the same either way.
+
+        `state` goes with the user's message as its state delta (ADK's `state_delta`): stored
+        with the message's event in every store, in effect before the first agent runs, and
+        undone by a rewind to before this turn."""
         message = _user_message(prompt)
         if any(part.inline_data or part.file_data for part in message.parts):
             # media a declared agent cannot read; a text prompt needs no check (nor its import)
@@ -215,8 +451,9 @@ class Engine:
             if problem is not None:
                 raise problem
         _check_ids(user_id, session_id)
-        _check_settings(config, backend, run_config, session_store, services)
+        _check_settings(config, backend, run_config, session_store, services, _RUN_OPTIONS)
         _check_streaming(streaming, run_config)
+        state_delta = _checked_state(state)
         return self._turn(
             (ir, options, config, session_store, backend, services),
             message,
@@ -224,6 +461,7 @@ class Engine:
             session_id,
             run_config,
             streaming,
+            state_delta,
         )
 
     async def _turn(
@@ -234,6 +472,7 @@ class Engine:
         session_id: str | None,
         run_config: Any,
         streaming: str | None = None,
+        state_delta: dict[str, Any] | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
         from adk_fluent.adk.custom_agents.handoff import handed_over
         from adk_fluent.adk.event_visibility import for_client
@@ -257,6 +496,7 @@ class Engine:
                 user_id=user_id,
                 session_id=session_id,
                 new_message=message,
+                state_delta=state_delta or None,
                 run_config=_run_config(bound.config, streaming)
                 if run_config is None
                 else run_config,
@@ -309,7 +549,7 @@ class Engine:
         **services: Any,
     ) -> Any:
         _check_ids(user_id, session_id, session_required=True)
-        _check_settings(config, backend, None, session_store, services)
+        _check_settings(config, backend, None, session_store, services, _SESSION_OPTIONS)
         bound = self._bind(ir, options, config, session_store, backend, services)
         await ready(bound.session_service)
         return await bound.session_service.get_session(
@@ -330,7 +570,7 @@ class Engine:
         **services: Any,
     ) -> None:
         _check_ids(user_id, session_id, session_required=True)
-        _check_settings(config, backend, None, session_store, services)
+        _check_settings(config, backend, None, session_store, services, _SESSION_OPTIONS)
         bound = self._bind(ir, options, config, session_store, backend, services)
         service = bound.session_service
         await ready(service)
@@ -425,15 +665,69 @@ def _check_ids(user_id: Any, session_id: Any, *, session_required: bool = False)
             )
 
 
+_STATE_EXAMPLE = "e.g. state={'city': 'Paris', 'user:language': 'fr'}"
+
+
+def _checked_state(state: Any) -> dict[str, Any] | None:
+    """`run(state=...)`, checked before anything is stored: a mapping of usable state keys to
+    JSON values, returned as a copy (tuples as lists: what a database store gives back)."""
+    if state is None:
+        return None
+    if not isinstance(state, Mapping):
+        raise BuildError(
+            f"state must be a dict of state keys to values, not {type(state).__name__}",
+            field="state",
+            hint=f"{_STATE_EXAMPLE}.",
+        )
+    checked: dict[str, Any] = {}
+    for key, value in state.items():
+        problem = key_problem(key)
+        if problem is not None:
+            raise BuildError(
+                f"state has the key {key!r}: {problem}",
+                field="state",
+                hint=f"state keys are non-empty names, {_STATE_EXAMPLE}.",
+            )
+        if key.startswith("temp:"):
+            # temp: state lasts one invocation and is never stored; and ADK releases differ on
+            # whether a caller's temp: keys reach the agents at all (1.25 drops them).
+            raise BuildError(
+                f"state has the key {key!r}: temp: keys are never stored, and not every ADK "
+                "release shows a caller's temp: keys to the agents",
+                field="state",
+                hint=f"give it as a session key, state={{{key[len('temp:') :]!r}: ...}}, or set "
+                "it inside the pipeline (S.set, a tool, a callback).",
+            )
+        if key.startswith((GATE_KEY_PREFIX, RESUME_KEY_PREFIX)):
+            raise BuildError(
+                f"state has the key {key!r}, which adk-fluent keeps for its gates",
+                field="state",
+                hint="choose another name; a gate's record is set by the gate itself.",
+            )
+        copied, unstorable = storable_copy(value)
+        if unstorable is not None:
+            raise BuildError(
+                f"{unstorable.describe(key)} (session stores keep state as JSON)",
+                field="state",
+                hint=f"{unstorable.hint}.",
+            )
+        checked[key] = copied
+    return checked
+
+
 _SERVICES = ("session_service", "artifact_service", "memory_service", "credential_service")
+# the keyword options of run() / stream() / ask() / ask_sync(), and of session() / rewind()
+_SESSION_OPTIONS = ("user_id", "config", "session_store", "backend", *_SERVICES)
 _RUN_OPTIONS = (
     "user_id",
     "session_id",
+    "state",
     "config",
     "session_store",
     "backend",
     "run_config",
     "streaming",
+    *_SERVICES,
 )
 STREAMING_MODES = ("none", "sse")
 
@@ -458,10 +752,15 @@ def _check_streaming(streaming: Any, run_config: Any) -> None:
 
 
 def _check_settings(
-    config: Any, backend: Any, run_config: Any, session_store: Any, services: dict[str, Any]
+    config: Any,
+    backend: Any,
+    run_config: Any,
+    session_store: Any,
+    services: dict[str, Any],
+    known: tuple[str, ...],
 ) -> None:
-    """Every run option has the type it needs; unknown names get a did-you-mean."""
-    _check_services(services)
+    """Every run option has the type it needs; unknown names get a did-you-mean among `known`."""
+    _check_services(services, known)
     _check_config(config)
     if backend is not None and not callable(getattr(backend, "model_for", None)):
         raise BuildError(
@@ -500,7 +799,7 @@ def _check_config(config: Any) -> None:
         )
 
 
-def _check_services(services: dict[str, Any]) -> None:
+def _check_services(services: dict[str, Any], known: tuple[str, ...]) -> None:
     from google.adk.artifacts import BaseArtifactService
     from google.adk.auth.credential_service.base_credential_service import (
         BaseCredentialService,
@@ -514,7 +813,6 @@ def _check_services(services: dict[str, Any]) -> None:
     }
     for name, value in services.items():
         if name not in _SERVICES:
-            known = _RUN_OPTIONS + _SERVICES
             raise BuildError(
                 f"unknown run option {name!r}",
                 field=name,

@@ -33,15 +33,37 @@ from adk_fluent.errors import BuildError
 SQLITE_BUSY_TIMEOUT = 30.0  # seconds a SQLite writer waits for the lock before failing
 
 _opened_stores: list[Any] = []  # database session services created from a URL by adk-fluent
+# run() / stream()'s one service per URL and event loop (so one lock per session, one connection
+# pool; a pool's connections belong to the loop that opened them: asyncpg's cannot serve another)
+_shared_stores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Any]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 async def close_session_stores() -> None:
     """Close the database connections of session stores adk-fluent opened from URLs
-    (`session_store="sqlite:///..."`): call it when your app shuts down."""
+    (`session_store="sqlite:///..."`): call it when your app shuts down. A later run with a
+    URL opens its store again."""
+    _shared_stores.clear()
     while _opened_stores:
         engine = getattr(_opened_stores.pop(), "db_engine", None)
         if engine is not None:
             await engine.dispose()
+
+
+def shared_session_service(store: Any) -> Any:
+    """`session_service_for(store)`, but one service per database URL (in each event loop)
+    until `close_session_stores()`: every App that runs on the URL shares it, so turns of one
+    session take turns (`session_turn`) whatever config each runs with. Call it in a loop."""
+    if not isinstance(store, str):
+        return session_service_for(store)
+    shared = _shared_stores.setdefault(asyncio.get_running_loop(), {})
+    service = shared.get(store.strip())
+    if service is None:
+        service = session_service_for(store)
+        if hasattr(service, "db_engine"):
+            shared[store.strip()] = service
+    return service
 
 
 async def prepare_session_store(store: str, *, apps: tuple[str, ...] | list[str] = ()) -> None:

@@ -1,12 +1,14 @@
-"""The engine keys compiled Apps by value: equal expressions share one App (and one in-memory
-session store); different options, configs or backends do not; values without equality
-(a GenerateContentConfig, a backend) count by identity and never collide."""
+"""The engine keys compiled Apps by value: equal expressions share one App; different options or
+configs get an App of their own but keep the tree's in-memory session store (another app name
+is another conversation in it); a GenerateContentConfig (no hash) counts by its values, a
+backend by identity, and different backends never share an App or a store."""
 
 from __future__ import annotations
 
 from google.genai import types
 
 from adk_fluent import Agent, ExecutionConfig
+from adk_fluent.run.engine import ENGINE
 from adk_fluent.testing import mock_backend
 
 
@@ -21,23 +23,32 @@ async def test_equal_expressions_continue_one_conversation():
     assert again is not None and again.state["x"] == "one"
 
 
-async def test_different_options_or_configs_get_their_own_app_and_store():
+async def test_different_options_or_configs_get_their_own_app_but_keep_the_store():
     backend = mock_backend({"a": ["one", "uno"], "b": ["two", "dos"]})
     await pipeline().run("hi", session_id="s2", backend=backend)
-    assert await pipeline().filtered().session("s2", backend=backend) is None
+    plain = ENGINE._bound[next(reversed(ENGINE._bound))]
+    # .filtered() changes what the client sees: its own App, the same conversation
+    filtered = await pipeline().filtered().session("s2", backend=backend)
+    assert filtered is not None and filtered.state["x"] == "one"
+    assert ENGINE._bound[next(reversed(ENGINE._bound))].app is not plain.app
+    assert ENGINE._bound[next(reversed(ENGINE._bound))].session_service is plain.session_service
+    # another app name is another conversation, in the same store
     other = ExecutionConfig(app_name="other_app")
     assert await pipeline().session("s2", backend=backend, config=other) is None
     await pipeline().run("hi", session_id="s2", backend=backend, config=other)
     assert (await pipeline().session("s2", backend=backend, config=other)).app_name == "other_app"
 
 
-async def test_unhashable_values_fall_back_to_identity_and_still_run():
-    config = types.GenerateContentConfig(temperature=0.1)  # a pydantic model: no hash
-    expr = Agent("a").generate_content_config(config).outputs("x")
+async def test_unhashable_values_count_by_value_and_still_run():
+    def expr():
+        config = types.GenerateContentConfig(temperature=0.1)  # a pydantic model: no hash
+        return Agent("a").generate_content_config(config).outputs("x")
+
     backend = mock_backend({"a": ["one", "two"]})
-    await expr.run("hi", session_id="s3", backend=backend)
-    await expr.run("again", session_id="s3", backend=backend)
-    session = await expr.session("s3", backend=backend)
+    await expr().run("hi", session_id="s3", backend=backend)
+    await expr().run("again", session_id="s3", backend=backend)  # equal values, new objects
+    session = await expr().session("s3", backend=backend)
     assert session.state["x"] == "two" and len(backend.requests["a"]) == 2
+    assert len(backend.requests["a"][1].contents) == 3  # the first turn, then the second
     # a different backend never reuses the first one's App or store
-    assert await expr.session("s3", backend=mock_backend({"a": "x"})) is None
+    assert await expr().session("s3", backend=mock_backend({"a": "x"})) is None
