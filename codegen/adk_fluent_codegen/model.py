@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
+import re
+import textwrap
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +37,7 @@ class FieldSpec:
     deprecated: str | None
     structural: bool
     newest: str = ""  # the newest scanned release (a span reaching it is open-ended)
+    doc_changed: bool = False  # older releases that have the field document it differently
 
     @property
     def releases(self) -> str:
@@ -41,10 +45,93 @@ class FieldSpec:
         return describe_spans(self.spans, self.newest)
 
     @property
-    def summary(self) -> str:
-        """The docstring's first paragraph, on one line, safe inside triple quotes."""
-        first = self.doc.split("\n\n", 1)[0].replace("\n", " ").strip()
-        return first.replace("\\", "\\\\").replace('"""', "'''") or f"Sets ADK's `{self.name}`."
+    def adk_line(self) -> str:
+        """The docstring's last lines: the ADK type, then the releases that have the field (and
+        ADK's deprecation note), each wrapped like the doc above them."""
+        releases = f"In google-adk {self.releases}."
+        if self.deprecated:
+            releases += f" Deprecated: {self.deprecated.rstrip('.')}."
+        if self.doc_changed:  # e.g. `model`: the default it names changed with the release
+            releases += (
+                f" The text above is google-adk {self.versions[-1]}'s; earlier releases "
+                "document the field differently."
+            )
+        return docstring_text(f"ADK type: `{self.annotation}`.") + "\n" + docstring_text(releases)
+
+    @property
+    def doc_text(self) -> str:
+        """ADK's whole field doc (every paragraph) as a docstring body; see docstring_text."""
+        owner = "Callback" if self.kind == "callback" else "Value"
+        return docstring_text(self.doc, owner=owner) or f"Sets ADK's `{self.name}`."
+
+
+# A setter's docstring sits 8 spaces deep in builder_bases.py, whose lines ruff keeps to 100.
+DOC_WIDTH = 92
+_BULLET = re.compile(r"([-*+]|\d+[.)])\s+")
+# Google-style headings that describe a function's signature. In ADK's field docs they describe
+# the callback (or the callable value) the field holds, not the setter; left as they are, an
+# API reference that reads Google docstrings (mkdocstrings) takes them for the setter's own
+# parameters and return value, and warns that the setter has no such parameters.
+_SIGNATURE_HEADING = re.compile(r"^(?P<word>[A-Za-z][\w -]*):\s*$")
+_SIGNATURE_WORDS = {
+    "args": "arguments",
+    "arguments": "arguments",
+    "params": "arguments",
+    "parameters": "arguments",
+    "keyword args": "keyword arguments",
+    "keyword arguments": "keyword arguments",
+    "returns": "returns",
+    "raises": "raises",
+    "exceptions": "raises",
+    "yields": "yields",
+    "receives": "receives",
+    "warns": "warnings",
+    "warnings": "warnings",
+}
+
+
+def escape_docstring(text: str) -> str:
+    """`text` safe inside a triple-quoted (non-raw) docstring, reading back as `text`."""
+    text = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    return "\\" + text if text.startswith('"') else text
+
+
+def docstring_text(doc: str, width: int = DOC_WIDTH, owner: str = "Callback") -> str:
+    """ADK's doc as a docstring body: its paragraphs, lists and code blocks as ADK wrote them,
+    with no trailing whitespace, one blank line between paragraphs, lines longer than `width`
+    wrapped at their own indentation (code blocks and lines that cannot fit, such as a long
+    URL, are kept whole), signature headings named for `owner` ("Args:" becomes
+    "Callback arguments:"), and escaped for a triple-quoted docstring."""
+    lines: list[str] = []
+    in_code = False
+    for raw in inspect.cleandoc(doc.expandtabs(4)).splitlines():
+        line = raw.rstrip()
+        fence = line.lstrip().startswith("```")
+        if fence:
+            in_code = not in_code
+        if not line:
+            if lines and lines[-1]:
+                lines.append("")
+            continue
+        heading = None if in_code else _SIGNATURE_HEADING.match(line)
+        if heading and heading["word"].lower() in _SIGNATURE_WORDS:
+            line = f"{owner} {_SIGNATURE_WORDS[heading['word'].lower()]}:"
+        if in_code or fence or len(line) <= width:
+            lines.append(line)
+            continue
+        body = line.lstrip()
+        indent = line[: len(line) - len(body)]
+        bullet = _BULLET.match(body)
+        wrapped = textwrap.wrap(
+            body,
+            width,
+            initial_indent=indent,
+            subsequent_indent=indent + " " * (bullet.end() if bullet else 0),
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        lines += wrapped if all(len(part) <= width for part in wrapped) else [line]
+    return escape_docstring("\n".join(lines).strip("\n"))
 
 
 @dataclass(frozen=True)
@@ -104,12 +191,14 @@ def union_fields(manifests: list[dict[str, Any]], class_name: str) -> tuple[Fiel
     """Fields of `class_name` across all manifests, each described by its newest version."""
     newest: dict[str, dict[str, Any]] = {}
     versions: dict[str, list[str]] = {}
+    docs: dict[str, set[str]] = {}
     for manifest in manifests:  # oldest first, so later versions overwrite
         entry = manifest["classes"].get(class_name)
         if entry is None:
             continue
         for name, field in entry["fields"].items():
             newest[name] = field
+            docs.setdefault(name, set()).add(field["doc"])
             versions.setdefault(name, []).append(manifest["adk_version"])
     ordered = [m["adk_version"] for m in manifests]
     specs = []
@@ -130,6 +219,7 @@ def union_fields(manifests: list[dict[str, Any]], class_name: str) -> tuple[Fiel
                 deprecated=field["deprecated"],
                 structural=name in STRUCTURAL_FIELDS,
                 newest=ordered[-1],
+                doc_changed=len(docs[name]) > 1,
             )
         )
     return tuple(specs)

@@ -66,204 +66,533 @@ class LlmAgentSetters:
     def after_agent_callback(self, *callbacks: Callable[..., Any]) -> Self:
         """Callback or list of callbacks to be invoked after the agent run.
 
+        When a list of callbacks is provided, the callbacks will be called in the
+        order they are listed until a callback returns a truthy value.
+
+        Arguments are passed by keyword first. If keyword binding fails, ADK tries
+        positional binding in the argument order below. Keyword-only parameters must
+        use the documented names; positional parameters may use different names.
+
+        Callback arguments:
+          callback_context: The context of the agent invocation.
+
+        Callback returns:
+          Optional[types.Content]: The content to return to the user.
+            When the content is truthy, an additional event with the provided
+            content will be appended to event history as an additional agent
+            response.
+
         Accumulates: each call adds callbacks, run in order.
-        ADK type: `Callable[[Context], Awaitable[Content | None] | Content | None] | list[Callable[[Context], Awaitable[Content | None] | Content | None]] | None`. In google-adk 1.25.0 and newer.
+        ADK type: `Callable[[Context], Awaitable[Content | None] | Content | None] |
+        list[Callable[[Context], Awaitable[Content | None] | Content | None]] | None`.
+        In google-adk 1.25.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._add_callbacks("after_agent_callback", callbacks)
 
     def after_model_callback(self, *callbacks: Callable[..., Any]) -> Self:
         """Callback or list of callbacks to be called after calling the LLM.
 
+        When a list of callbacks is provided, the callbacks will be called in the
+        order they are listed until a callback returns a truthy value.
+
+        Callback arguments:
+          callback_context: CallbackContext,
+          llm_response: LlmResponse, the actual model response.
+
+        Callback returns:
+          Optional[LlmResponse]: A response to use instead of the actual model
+            response. A truthy response replaces the model response. Return None
+            to keep the original response.
+
         Accumulates: each call adds callbacks, run in order.
-        ADK type: `Callable[[Context, LlmResponse], Awaitable[LlmResponse | None] | LlmResponse | None] | list[Callable[[Context, LlmResponse], Awaitable[LlmResponse | None] | LlmResponse | None]] | None`. In google-adk 1.25.0 and newer.
+        ADK type: `Callable[[Context, LlmResponse], Awaitable[LlmResponse | None] | LlmResponse |
+        None] | list[Callable[[Context, LlmResponse], Awaitable[LlmResponse | None] | LlmResponse |
+        None]] | None`.
+        In google-adk 1.25.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._add_callbacks("after_model_callback", callbacks)
 
     def after_tool_callback(self, *callbacks: Callable[..., Any]) -> Self:
         """Callback or list of callbacks to be called after calling the tool.
 
+        When a list of callbacks is provided, the callbacks will be called in the
+        order they are listed until a callback does not return None.
+
+        Callback arguments:
+          tool: The tool to be called.
+          args: The arguments to the tool.
+          tool_context: ToolContext,
+          tool_response: The response from the tool.
+
+        Callback returns:
+          Optional[dict[str, Any]]: A response to use instead of the tool result.
+            Any non-None response, including an empty dict, stops the callback chain
+            and replaces the tool result. Return None to keep the current result
+            and allow subsequent callbacks to run.
+
         Accumulates: each call adds callbacks, run in order.
-        ADK type: `Callable[[BaseTool, dict[str, Any], Context, dict[str, Any]], Awaitable[dict[str, Any] | None] | dict[str, Any] | None] | list[Callable[[BaseTool, dict[str, Any], Context, dict[str, Any]], Awaitable[dict[str, Any] | None] | dict[str, Any] | None]] | None`. In google-adk 1.25.0 and newer.
+        ADK type: `Callable[[BaseTool, dict[str, Any], Context, dict[str, Any]], Awaitable[dict[str,
+        Any] | None] | dict[str, Any] | None] | list[Callable[[BaseTool, dict[str, Any], Context,
+        dict[str, Any]], Awaitable[dict[str, Any] | None] | dict[str, Any] | None]] | None`.
+        In google-adk 1.25.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._add_callbacks("after_tool_callback", callbacks)
 
     def before_agent_callback(self, *callbacks: Callable[..., Any]) -> Self:
         """Callback or list of callbacks to be invoked before the agent run.
 
+        When a list of callbacks is provided, the callbacks will be called in the
+        order they are listed until a callback returns a truthy value.
+
+        Arguments are passed by keyword first. If keyword binding fails, ADK tries
+        positional binding in the argument order below. Keyword-only parameters must
+        use the documented names; positional parameters may use different names.
+
+        Callback arguments:
+          callback_context: The context of the agent invocation.
+
+        Callback returns:
+          Optional[types.Content]: The content to return to the user.
+            When the content is truthy, the agent run will be skipped and the
+            provided content will be returned to user.
+
         Accumulates: each call adds callbacks, run in order.
-        ADK type: `Callable[[Context], Awaitable[Content | None] | Content | None] | list[Callable[[Context], Awaitable[Content | None] | Content | None]] | None`. In google-adk 1.25.0 and newer.
+        ADK type: `Callable[[Context], Awaitable[Content | None] | Content | None] |
+        list[Callable[[Context], Awaitable[Content | None] | Content | None]] | None`.
+        In google-adk 1.25.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._add_callbacks("before_agent_callback", callbacks)
 
     def before_model_callback(self, *callbacks: Callable[..., Any]) -> Self:
         """Callback or list of callbacks to be called before calling the LLM.
 
+        When a list of callbacks is provided, the callbacks will be called in the
+        order they are listed until a callback returns a truthy value.
+
+        Callback arguments:
+          callback_context: CallbackContext,
+          llm_request: LlmRequest, The raw model request. Callback can mutate the
+          request.
+
+        Callback returns:
+          Optional[LlmResponse]: A response to use instead of calling the model.
+            A truthy response skips the model call. Return None to continue.
+
         Accumulates: each call adds callbacks, run in order.
-        ADK type: `Callable[[Context, LlmRequest], Awaitable[LlmResponse | None] | LlmResponse | None] | list[Callable[[Context, LlmRequest], Awaitable[LlmResponse | None] | LlmResponse | None]] | None`. In google-adk 1.25.0 and newer.
+        ADK type: `Callable[[Context, LlmRequest], Awaitable[LlmResponse | None] | LlmResponse |
+        None] | list[Callable[[Context, LlmRequest], Awaitable[LlmResponse | None] | LlmResponse |
+        None]] | None`.
+        In google-adk 1.25.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._add_callbacks("before_model_callback", callbacks)
 
     def before_tool_callback(self, *callbacks: Callable[..., Any]) -> Self:
         """Callback or list of callbacks to be called before calling the tool.
 
+        When a list of callbacks is provided, the callbacks will be called in the
+        order they are listed until a callback does not return None.
+
+        Callback arguments:
+          tool: The tool to be called.
+          args: The arguments to the tool.
+          tool_context: ToolContext,
+
+        Callback returns:
+          Optional[dict[str, Any]]: A response to use instead of calling the tool.
+            Any non-None response, including an empty dict, stops the callback chain
+            and skips the tool call. Return None to continue.
+
         Accumulates: each call adds callbacks, run in order.
-        ADK type: `Callable[[BaseTool, dict[str, Any], Context], Awaitable[dict[str, Any] | None] | dict[str, Any] | None] | list[Callable[[BaseTool, dict[str, Any], Context], Awaitable[dict[str, Any] | None] | dict[str, Any] | None]] | None`. In google-adk 1.25.0 and newer.
+        ADK type: `Callable[[BaseTool, dict[str, Any], Context], Awaitable[dict[str, Any] | None] |
+        dict[str, Any] | None] | list[Callable[[BaseTool, dict[str, Any], Context],
+        Awaitable[dict[str, Any] | None] | dict[str, Any] | None]] | None`.
+        In google-adk 1.25.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._add_callbacks("before_tool_callback", callbacks)
 
     def code_executor(self, value: Any) -> Self:
-        """Allow agent to execute code blocks from model responses using the provided CodeExecutor.
+        """Allow agent to execute code blocks from model responses using the provided
+        CodeExecutor.
 
-        ADK type: `BaseCodeExecutor | None`. In google-adk 1.25.0 and newer.
+        Check out available code executions in `google.adk.code_executor` package.
+
+        NOTE:
+          To use model's built-in code executor, use the `BuiltInCodeExecutor`.
+
+        ADK type: `BaseCodeExecutor | None`.
+        In google-adk 1.25.0 and newer.
         """
         return self._set_field("code_executor", value)
 
     def description(self, value: str) -> Self:
         """Description about the agent's capability.
 
-        ADK type: `str`. In google-adk 1.25.0 and newer.
+        The model uses this to determine whether to delegate control to the agent.
+        One-line description is enough and preferred.
+
+        ADK type: `str`.
+        In google-adk 1.25.0 and newer.
         """
         return self._set_field("description", value)
 
     def disallow_transfer_to_parent(self, value: bool) -> Self:
         """Disallows LLM-controlled transferring to the parent agent.
 
-        ADK type: `bool`. In google-adk 1.25.0 and newer.
+        NOTE: Setting this as True also prevents this agent from continuing to reply
+        to the end-user, and will transfer control back to the parent agent in the
+        next turn. This behavior prevents one-way transfer, in which end-user may be
+        stuck with one agent that cannot transfer to other agents in the agent tree.
+
+        ADK type: `bool`.
+        In google-adk 1.25.0 and newer.
         """
         return self._set_field("disallow_transfer_to_parent", value)
 
     def disallow_transfer_to_peers(self, value: bool) -> Self:
         """Disallows LLM-controlled transferring to the peer agents.
 
-        ADK type: `bool`. In google-adk 1.25.0 and newer.
+        ADK type: `bool`.
+        In google-adk 1.25.0 and newer.
         """
         return self._set_field("disallow_transfer_to_peers", value)
 
     def generate_content_config(self, value: Any) -> Self:
         """The additional content generation configurations.
 
-        ADK type: `GenerateContentConfig | None`. In google-adk 1.25.0 and newer.
+        NOTE: not all fields are usable, e.g. tools must be configured via `tools`,
+        thinking_config can be configured here or via the `planner`. If both are set, the planner's
+        configuration takes precedence.
+
+        For example: use this config to adjust model temperature, configure safety
+        settings, etc.
+
+        ADK type: `GenerateContentConfig | None`.
+        In google-adk 1.25.0 and newer.
         """
         return self._set_field("generate_content_config", value)
 
     def global_instruction(self, value: str | Callable[..., Any]) -> Self:
         """Instructions for all the agents in the entire agent tree.
 
-        ADK type: `str | Callable[[ReadonlyContext], str | Awaitable[str]]`. In google-adk 1.25.0 and newer.
+        DEPRECATED: This field is deprecated and will be removed in a future version.
+        Use GlobalInstructionPlugin instead, which provides the same functionality
+        at the App level. See migration guide for details.
+
+        ONLY the global_instruction in root agent will take effect.
+
+        For example: use global_instruction to make all agents have a stable identity
+        or personality.
+
+        ADK type: `str | Callable[[ReadonlyContext], str | Awaitable[str]]`.
+        In google-adk 1.25.0 and newer.
         """
         return self._set_field("global_instruction", value)
 
     def include_contents(self, value: Literal["default", "none"]) -> Self:
         """Controls content inclusion in model requests.
 
-        ADK type: `Literal['default', 'none']`. In google-adk 1.25.0 and newer.
+        Options:
+          default: Model receives relevant conversation history
+          none: Model receives no prior history, operates solely on current
+          instruction and input
+
+        ADK type: `Literal['default', 'none']`.
+        In google-adk 1.25.0 and newer.
         """
         return self._set_field("include_contents", value)
 
     def input_schema(self, value: Any) -> Self:
         """The input schema when agent is used as a tool.
 
-        ADK type: `type[BaseModel] | None`. In google-adk 1.25.0 and newer.
+        ADK type: `type[BaseModel] | None`.
+        In google-adk 1.25.0 and newer.
         """
         return self._set_field("input_schema", value)
 
     def instruction(self, value: str | Callable[..., Any]) -> Self:
         """Dynamic instructions for the LLM model, guiding the agent's behavior.
 
-        ADK type: `str | Callable[[ReadonlyContext], str | Awaitable[str]]`. In google-adk 1.25.0 and newer.
+        These instructions can contain placeholders like {variable_name} that will be
+        resolved at runtime using session state and context.
+
+        **Behavior depends on static_instruction:**
+        - If static_instruction is None: instruction goes to system_instruction
+        - If static_instruction is set: instruction goes to user content in the request
+
+        This allows for context caching optimization where static content (static_instruction)
+        comes first in the prompt, followed by dynamic content (instruction).
+
+        ADK type: `str | Callable[[ReadonlyContext], str | Awaitable[str]]`.
+        In google-adk 1.25.0 and newer.
         """
         return self._set_field("instruction", value)
 
     def mode(self, value: Any) -> Self:
         """The delegation mode for this agent.
 
-        ADK type: `Literal['chat', 'task', 'single_turn'] | AgentMode | None`. In google-adk 2.0.0 and newer.
+        Options:
+          chat: Standard chat agent reachable via transfer_to_agent.
+          task: Task agent that chats with the user to accomplish a task.
+          single_turn: Agents that complete a task without chatting with the user.
+
+        Default value is chat as a sub-agent, single_turn as a node in a workflow.
+
+        ADK type: `Literal['chat', 'task', 'single_turn'] | AgentMode | None`.
+        In google-adk 2.0.0 and newer.
         """
         return self._set_field("mode", value)
 
     def model(self, value: Any) -> Self:
         """The model to use for the agent.
 
-        ADK type: `str | BaseLlm`. In google-adk 1.25.0 and newer.
+        When not set, the agent will inherit the model from its ancestor. If no
+        ancestor provides a model, the agent uses the default model configured via
+        LlmAgent.set_default_model. The built-in default is gemini-3.5-flash.
+
+        ADK type: `str | BaseLlm`.
+        In google-adk 1.25.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._set_field("model", value)
 
     def on_model_error_callback(self, *callbacks: Callable[..., Any]) -> Self:
         """Callback or list of callbacks to be called when a model call encounters an error.
 
+        When a list of callbacks is provided, the callbacks will be called in the
+        order they are listed until a callback does not return None.
+
+        Callback arguments:
+          callback_context: CallbackContext,
+          llm_request: LlmRequest, The raw model request.
+          error: The error from the model call.
+
+        Callback returns:
+          Optional[LlmResponse]: A recovery response to use instead of propagating
+            the model error. Any non-None response stops the callback chain. Return
+            None to allow subsequent callbacks to handle the error.
+
         Accumulates: each call adds callbacks, run in order.
-        ADK type: `Callable[[Context, LlmRequest, Exception], Awaitable[LlmResponse | None] | LlmResponse | None] | list[Callable[[Context, LlmRequest, Exception], Awaitable[LlmResponse | None] | LlmResponse | None]] | None`. In google-adk 1.25.0 and newer.
+        ADK type: `Callable[[Context, LlmRequest, Exception], Awaitable[LlmResponse | None] |
+        LlmResponse | None] | list[Callable[[Context, LlmRequest, Exception], Awaitable[LlmResponse
+        | None] | LlmResponse | None]] | None`.
+        In google-adk 1.25.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._add_callbacks("on_model_error_callback", callbacks)
 
     def on_tool_error_callback(self, *callbacks: Callable[..., Any]) -> Self:
         """Callback or list of callbacks to be called when a tool call encounters an error.
 
+        When a list of callbacks is provided, the callbacks will be called in the
+        order they are listed until a callback does not return None.
+
+        The callbacks are also called with an `asyncio.CancelledError` when the tool
+        call is cancelled, for example because a parallel tool call failed or the
+        invocation was cancelled, so that resources acquired in a before-tool
+        callback can be released. A cancelled call is never recovered: all callbacks
+        in the list are called, any returned responses are ignored, the cancellation
+        propagates, and an exception raised by a callback is logged instead of
+        replacing the cancellation.
+
+        Callback arguments:
+          tool: The tool to be called.
+          args: The arguments to the tool.
+          tool_context: ToolContext,
+          error: The error from the tool call, or the `asyncio.CancelledError` if the
+            tool call was cancelled.
+
+        Callback returns:
+          Optional[dict[str, Any]]: A recovery response to use instead of propagating
+            the tool error. Any non-None response, including an empty dict, stops the
+            callback chain. Return None to allow subsequent callbacks to handle the
+            error.
+
         Accumulates: each call adds callbacks, run in order.
-        ADK type: `Callable[[BaseTool, dict[str, Any], Context, Exception], Awaitable[dict[str, Any] | None] | dict[str, Any] | None] | list[Callable[[BaseTool, dict[str, Any], Context, Exception], Awaitable[dict[str, Any] | None] | dict[str, Any] | None]] | None`. In google-adk 1.25.0 and newer.
+        ADK type: `Callable[[BaseTool, dict[str, Any], Context, Exception], Awaitable[dict[str, Any]
+        | None] | dict[str, Any] | None] | list[Callable[[BaseTool, dict[str, Any], Context,
+        Exception], Awaitable[dict[str, Any] | None] | dict[str, Any] | None]] | None`.
+        In google-adk 1.25.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._add_callbacks("on_tool_error_callback", callbacks)
 
     def output_key(self, value: str | None) -> Self:
         """The key in session state to store the output of the agent.
 
-        ADK type: `str | None`. In google-adk 1.25.0 and newer.
+        Typically use cases:
+        - Extracts agent reply for later use, such as in tools, callbacks, etc.
+        - Connects agents to coordinate with each other.
+
+        ADK type: `str | None`.
+        In google-adk 1.25.0 and newer.
         """
         return self._set_field("output_key", value)
 
     def output_schema(self, value: Any) -> Self:
         """The output schema when agent replies.
 
-        ADK type: `dict[Any, Any] | type | Schema | GenericAlias | UnionType | _UnionGenericAlias | None`. In google-adk 1.25.0 and newer.
+        Supports all schema types that the underlying Google GenAI API supports:
+          - type[BaseModel]: e.g., MySchema
+          - list[type[BaseModel]]: e.g., list[MySchema]
+          - list[primitive]: e.g., list[str], list[int]
+          - dict: Raw dict schemas
+          - Schema: Google's Schema type
+
+        NOTE:
+          The ADK supports using `output_schema` and `tools` together. It works by
+          exposing tools during the thought loop and enforcing structure only on the
+          final output.
+
+        ADK type: `dict[Any, Any] | type | Schema | GenericAlias | UnionType | _UnionGenericAlias |
+        None`.
+        In google-adk 1.25.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._set_field("output_schema", value)
 
     def parallel_worker(self, value: bool | None) -> Self:
         """Whether to run the agent in parallel worker mode.
 
-        ADK type: `bool | None`. In google-adk 2.0.0 and newer.
+        ADK type: `bool | None`.
+        In google-adk 2.0.0 and newer.
         """
         return self._set_field("parallel_worker", value)
 
     def planner(self, value: Any) -> Self:
         """Instructs the agent to make a plan and execute it step by step.
 
-        ADK type: `BasePlanner | None`. In google-adk 1.25.0 and newer.
+        NOTE:
+          To use model's built-in thinking features, set the `thinking_config`
+          field in `google.adk.planners.built_in_planner`.
+
+        ADK type: `BasePlanner | None`.
+        In google-adk 1.25.0 and newer.
         """
         return self._set_field("planner", value)
 
     def rerun_on_resume(self, value: bool) -> Self:
         """Controls behavior when resuming after an interrupt.
 
-        ADK type: `bool`. In google-adk 2.0.0 and newer.
+        If True, the node reruns from scratch. If False, it completes immediately
+        using the user's resuming input as the node's output.
+
+        A rerun node that raised several interrupts reruns as soon as any one of them
+        is answered, with the answers received so far in ``ctx.resume_inputs``. To
+        keep waiting for the rest, yield their interrupts again.
+
+        ADK type: `bool`.
+        In google-adk 2.0.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._set_field("rerun_on_resume", value)
 
     def retry_config(self, value: Any) -> Self:
         """Configuration for retrying the node on failure.
 
-        ADK type: `RetryConfig | None`. In google-adk 2.0.0 and newer.
+        If set, failures of the node will trigger retries according to the
+        specified policy.
+
+        On a ``Workflow``, a failure of any node inside it is a failure of the
+        workflow, so the whole sub-workflow is retried. Children that already
+        produced an output or a state change are replayed rather than run again;
+        a child that produced neither leaves nothing to replay and runs again.
+
+        ``None`` means the node is not retried (the default).
+
+        ADK type: `RetryConfig | None`.
+        In google-adk 2.0.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._set_field("retry_config", value)
 
     def state_schema(self, value: Any) -> Self:
         """Optional Pydantic model declaring the expected state keys and types.
 
-        ADK type: `type[BaseModel] | None`. In google-adk 2.0.0 and newer.
+        When set, ``ctx.state`` mutations are validated at runtime against
+        this schema.  Child nodes inherit the schema from their parent
+        (via InvocationContext) unless they declare their own.
+
+        Prefixed keys (``app:``, ``user:``, ``temp:``) bypass validation.
+
+        ADK type: `type[BaseModel] | None`.
+        In google-adk 2.0.0 and newer.
         """
         return self._set_field("state_schema", value)
 
     def static_instruction(self, value: Any) -> Self:
         """Static instruction content sent literally as system instruction at the beginning.
 
-        ADK type: `Content | str | File | Part | list[str | File | Part] | None`. In google-adk 1.25.0 and newer.
+        This field is for content that never changes and doesn't contain placeholders.
+        It's sent directly to the model without any processing or variable substitution.
+
+        This field is primarily for context caching optimization. Static instructions
+        are sent as system instruction at the beginning of the request, allowing
+        for improved performance when the static portion remains unchanged. Live API
+        has its own cache mechanism, thus this field doesn't work with Live API.
+
+        **Impact on instruction field:**
+        - When static_instruction is None: instruction → system_instruction
+        - When static_instruction is set: instruction → user content (after static content)
+
+        **Context Caching:**
+        - **Implicit Cache**: Automatic caching by model providers (no config needed)
+        - **Explicit Cache**: Cache explicitly created by user for instructions, tools and contents
+
+        See below for more information of Implicit Cache and Explicit Cache
+        Gemini API: https://ai.google.dev/gemini-api/docs/caching?lang=python
+        Vertex API:
+        https://cloud.google.com/vertex-ai/generative-ai/docs/context-cache/context-cache-overview
+
+        Setting static_instruction alone does NOT enable caching automatically.
+        For explicit caching control, configure context_cache_config at App level.
+
+        **Content Support:**
+        Accepts types.ContentUnion which includes:
+        - str: Simple text instruction
+        - types.Content: Rich content object
+        - types.Part: Single part (text, inline_data, file_data, etc.)
+        - PIL.Image.Image: Image object
+        - types.File: File reference
+        - list[PartUnion]: List of parts
+
+        **Examples:**
+        ```python
+        # Simple string instruction
+        static_instruction = "You are a helpful assistant."
+
+        # Rich content with files
+        static_instruction = types.Content(
+            role='user',
+            parts=[
+                types.Part(text='You are a helpful assistant.'),
+                types.Part(file_data=types.FileData(...))
+            ]
+        )
+        ```
+
+        ADK type: `Content | str | File | Part | list[str | File | Part] | None`.
+        In google-adk 1.25.0 and newer.
         """
         return self._set_field("static_instruction", value)
 
     def adk_timeout(self, value: float | None) -> Self:
         """Maximum time in seconds for this node to complete.
 
-        ADK type: `float | None`. In google-adk 2.0.0 and newer.
+        If the node does not finish within this duration, it is cancelled and
+        treated as a failure (raising ``NodeTimeoutError``).  This integrates
+        with ``retry_config`` — a timed-out node can be retried if retries
+        are configured.
+
+        ``None`` means no timeout (the node runs until completion).
+
+        ADK type: `float | None`.
+        In google-adk 2.0.0 and newer.
         """
         return self._set_field("timeout", value)
 
@@ -271,21 +600,33 @@ class LlmAgentSetters:
         """Tools available to this agent.
 
         Appends: each call adds items to the list.
-        ADK type: `list[Callable | BaseTool | BaseToolset]`. In google-adk 1.25.0 and newer.
+        ADK type: `list[Callable | BaseTool | BaseToolset]`.
+        In google-adk 1.25.0 and newer.
         """
         return self._append_field("tools", items)
 
     def version(self, value: str) -> Self:
         """The agent's version.
 
-        ADK type: `str`. In google-adk 1.27.2 only.
+        Version of the agent being invoked. Used to identify the Agent involved in telemetry.
+
+        ADK type: `str`.
+        In google-adk 1.27.2 only.
         """
         return self._set_field("version", value)
 
     def wait_for_output(self, value: bool) -> Self:
         """If True, node only transitions to COMPLETED upon yielding output or route.
 
-        ADK type: `bool`. In google-adk 2.0.0 and newer.
+        Without output/route, the node enters WAITING state and downstream nodes are
+        not triggered, allowing predecessors to re-trigger it. This is useful for nodes
+        like ``JoinNode`` that run multiple times before producing a final output.
+
+        WARNING: Completing execution without ever yielding output/route causes an
+        indefinite WAITING state (deadlock). This is considered a user configuration error.
+
+        ADK type: `bool`.
+        In google-adk 2.0.0 and newer.
         """
         return self._set_field("wait_for_output", value)
 
@@ -322,79 +663,188 @@ class SequentialAgentSetters:
     def after_agent_callback(self, *callbacks: Callable[..., Any]) -> Self:
         """Callback or list of callbacks to be invoked after the agent run.
 
+        When a list of callbacks is provided, the callbacks will be called in the
+        order they are listed until a callback returns a truthy value.
+
+        Arguments are passed by keyword first. If keyword binding fails, ADK tries
+        positional binding in the argument order below. Keyword-only parameters must
+        use the documented names; positional parameters may use different names.
+
+        Callback arguments:
+          callback_context: The context of the agent invocation.
+
+        Callback returns:
+          Optional[types.Content]: The content to return to the user.
+            When the content is truthy, an additional event with the provided
+            content will be appended to event history as an additional agent
+            response.
+
         Accumulates: each call adds callbacks, run in order.
-        ADK type: `Callable[[Context], Awaitable[Content | None] | Content | None] | list[Callable[[Context], Awaitable[Content | None] | Content | None]] | None`. In google-adk 1.25.0 and newer.
+        ADK type: `Callable[[Context], Awaitable[Content | None] | Content | None] |
+        list[Callable[[Context], Awaitable[Content | None] | Content | None]] | None`.
+        In google-adk 1.25.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._add_callbacks("after_agent_callback", callbacks)
 
     def before_agent_callback(self, *callbacks: Callable[..., Any]) -> Self:
         """Callback or list of callbacks to be invoked before the agent run.
 
+        When a list of callbacks is provided, the callbacks will be called in the
+        order they are listed until a callback returns a truthy value.
+
+        Arguments are passed by keyword first. If keyword binding fails, ADK tries
+        positional binding in the argument order below. Keyword-only parameters must
+        use the documented names; positional parameters may use different names.
+
+        Callback arguments:
+          callback_context: The context of the agent invocation.
+
+        Callback returns:
+          Optional[types.Content]: The content to return to the user.
+            When the content is truthy, the agent run will be skipped and the
+            provided content will be returned to user.
+
         Accumulates: each call adds callbacks, run in order.
-        ADK type: `Callable[[Context], Awaitable[Content | None] | Content | None] | list[Callable[[Context], Awaitable[Content | None] | Content | None]] | None`. In google-adk 1.25.0 and newer.
+        ADK type: `Callable[[Context], Awaitable[Content | None] | Content | None] |
+        list[Callable[[Context], Awaitable[Content | None] | Content | None]] | None`.
+        In google-adk 1.25.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._add_callbacks("before_agent_callback", callbacks)
 
     def description(self, value: str) -> Self:
         """Description about the agent's capability.
 
-        ADK type: `str`. In google-adk 1.25.0 and newer.
+        The model uses this to determine whether to delegate control to the agent.
+        One-line description is enough and preferred.
+
+        ADK type: `str`.
+        In google-adk 1.25.0 and newer.
         """
         return self._set_field("description", value)
 
     def input_schema(self, value: Any) -> Self:
         """Schema to validate and coerce node input data.
 
-        ADK type: `dict[Any, Any] | type | Schema | GenericAlias | UnionType | _UnionGenericAlias | None`. In google-adk 2.0.0 and newer.
+        Validated with ``TypeAdapter``. A raw ``dict`` JSON schema or a genai
+        ``Schema`` is accepted but never enforced.
+
+        ``None`` means no input validation (the default). ``FunctionNode`` fills
+        this in after construction from the wrapped function's type hints, so on
+        that subclass ``None`` also means inference found nothing usable.
+
+        ADK type: `dict[Any, Any] | type | Schema | GenericAlias | UnionType | _UnionGenericAlias |
+        None`.
+        In google-adk 2.0.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._set_field("input_schema", value)
 
     def output_schema(self, value: Any) -> Self:
         """Schema to validate and coerce node output data.
 
-        ADK type: `dict[Any, Any] | type | Schema | GenericAlias | UnionType | _UnionGenericAlias | None`. In google-adk 2.0.0 and newer.
+        Validated with ``TypeAdapter``; a validated ``BaseModel`` is dumped to a
+        dict with ``None`` fields dropped. A raw ``dict`` JSON schema or a genai
+        ``Schema`` is accepted but never enforced.
+
+        ``None`` means no output validation (the default). ``FunctionNode`` fills
+        this in after construction from the wrapped function's return hint, so on
+        that subclass ``None`` also means inference found nothing usable.
+
+        ADK type: `dict[Any, Any] | type | Schema | GenericAlias | UnionType | _UnionGenericAlias |
+        None`.
+        In google-adk 2.0.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._set_field("output_schema", value)
 
     def rerun_on_resume(self, value: bool) -> Self:
         """Controls behavior when resuming after an interrupt.
 
-        ADK type: `bool`. In google-adk 2.0.0 and newer.
+        If True, the node reruns from scratch. If False, it completes immediately
+        using the user's resuming input as the node's output.
+
+        A rerun node that raised several interrupts reruns as soon as any one of them
+        is answered, with the answers received so far in ``ctx.resume_inputs``. To
+        keep waiting for the rest, yield their interrupts again.
+
+        ADK type: `bool`.
+        In google-adk 2.0.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._set_field("rerun_on_resume", value)
 
     def retry_config(self, value: Any) -> Self:
         """Configuration for retrying the node on failure.
 
-        ADK type: `RetryConfig | None`. In google-adk 2.0.0 and newer.
+        If set, failures of the node will trigger retries according to the
+        specified policy.
+
+        On a ``Workflow``, a failure of any node inside it is a failure of the
+        workflow, so the whole sub-workflow is retried. Children that already
+        produced an output or a state change are replayed rather than run again;
+        a child that produced neither leaves nothing to replay and runs again.
+
+        ``None`` means the node is not retried (the default).
+
+        ADK type: `RetryConfig | None`.
+        In google-adk 2.0.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._set_field("retry_config", value)
 
     def state_schema(self, value: Any) -> Self:
         """Optional Pydantic model declaring the expected state keys and types.
 
-        ADK type: `type[BaseModel] | None`. In google-adk 2.0.0 and newer.
+        When set, ``ctx.state`` mutations are validated at runtime against
+        this schema.  Child nodes inherit the schema from their parent
+        (via InvocationContext) unless they declare their own.
+
+        Prefixed keys (``app:``, ``user:``, ``temp:``) bypass validation.
+
+        ADK type: `type[BaseModel] | None`.
+        In google-adk 2.0.0 and newer.
         """
         return self._set_field("state_schema", value)
 
     def adk_timeout(self, value: float | None) -> Self:
         """Maximum time in seconds for this node to complete.
 
-        ADK type: `float | None`. In google-adk 2.0.0 and newer.
+        If the node does not finish within this duration, it is cancelled and
+        treated as a failure (raising ``NodeTimeoutError``).  This integrates
+        with ``retry_config`` — a timed-out node can be retried if retries
+        are configured.
+
+        ``None`` means no timeout (the node runs until completion).
+
+        ADK type: `float | None`.
+        In google-adk 2.0.0 and newer.
         """
         return self._set_field("timeout", value)
 
     def version(self, value: str) -> Self:
         """The agent's version.
 
-        ADK type: `str`. In google-adk 1.27.2 only.
+        Version of the agent being invoked. Used to identify the Agent involved in telemetry.
+
+        ADK type: `str`.
+        In google-adk 1.27.2 only.
         """
         return self._set_field("version", value)
 
     def wait_for_output(self, value: bool) -> Self:
         """If True, node only transitions to COMPLETED upon yielding output or route.
 
-        ADK type: `bool`. In google-adk 2.0.0 and newer.
+        Without output/route, the node enters WAITING state and downstream nodes are
+        not triggered, allowing predecessors to re-trigger it. This is useful for nodes
+        like ``JoinNode`` that run multiple times before producing a final output.
+
+        WARNING: Completing execution without ever yielding output/route causes an
+        indefinite WAITING state (deadlock). This is considered a user configuration error.
+
+        ADK type: `bool`.
+        In google-adk 2.0.0 and newer.
         """
         return self._set_field("wait_for_output", value)
 
@@ -431,79 +881,188 @@ class ParallelAgentSetters:
     def after_agent_callback(self, *callbacks: Callable[..., Any]) -> Self:
         """Callback or list of callbacks to be invoked after the agent run.
 
+        When a list of callbacks is provided, the callbacks will be called in the
+        order they are listed until a callback returns a truthy value.
+
+        Arguments are passed by keyword first. If keyword binding fails, ADK tries
+        positional binding in the argument order below. Keyword-only parameters must
+        use the documented names; positional parameters may use different names.
+
+        Callback arguments:
+          callback_context: The context of the agent invocation.
+
+        Callback returns:
+          Optional[types.Content]: The content to return to the user.
+            When the content is truthy, an additional event with the provided
+            content will be appended to event history as an additional agent
+            response.
+
         Accumulates: each call adds callbacks, run in order.
-        ADK type: `Callable[[Context], Awaitable[Content | None] | Content | None] | list[Callable[[Context], Awaitable[Content | None] | Content | None]] | None`. In google-adk 1.25.0 and newer.
+        ADK type: `Callable[[Context], Awaitable[Content | None] | Content | None] |
+        list[Callable[[Context], Awaitable[Content | None] | Content | None]] | None`.
+        In google-adk 1.25.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._add_callbacks("after_agent_callback", callbacks)
 
     def before_agent_callback(self, *callbacks: Callable[..., Any]) -> Self:
         """Callback or list of callbacks to be invoked before the agent run.
 
+        When a list of callbacks is provided, the callbacks will be called in the
+        order they are listed until a callback returns a truthy value.
+
+        Arguments are passed by keyword first. If keyword binding fails, ADK tries
+        positional binding in the argument order below. Keyword-only parameters must
+        use the documented names; positional parameters may use different names.
+
+        Callback arguments:
+          callback_context: The context of the agent invocation.
+
+        Callback returns:
+          Optional[types.Content]: The content to return to the user.
+            When the content is truthy, the agent run will be skipped and the
+            provided content will be returned to user.
+
         Accumulates: each call adds callbacks, run in order.
-        ADK type: `Callable[[Context], Awaitable[Content | None] | Content | None] | list[Callable[[Context], Awaitable[Content | None] | Content | None]] | None`. In google-adk 1.25.0 and newer.
+        ADK type: `Callable[[Context], Awaitable[Content | None] | Content | None] |
+        list[Callable[[Context], Awaitable[Content | None] | Content | None]] | None`.
+        In google-adk 1.25.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._add_callbacks("before_agent_callback", callbacks)
 
     def description(self, value: str) -> Self:
         """Description about the agent's capability.
 
-        ADK type: `str`. In google-adk 1.25.0 and newer.
+        The model uses this to determine whether to delegate control to the agent.
+        One-line description is enough and preferred.
+
+        ADK type: `str`.
+        In google-adk 1.25.0 and newer.
         """
         return self._set_field("description", value)
 
     def input_schema(self, value: Any) -> Self:
         """Schema to validate and coerce node input data.
 
-        ADK type: `dict[Any, Any] | type | Schema | GenericAlias | UnionType | _UnionGenericAlias | None`. In google-adk 2.0.0 and newer.
+        Validated with ``TypeAdapter``. A raw ``dict`` JSON schema or a genai
+        ``Schema`` is accepted but never enforced.
+
+        ``None`` means no input validation (the default). ``FunctionNode`` fills
+        this in after construction from the wrapped function's type hints, so on
+        that subclass ``None`` also means inference found nothing usable.
+
+        ADK type: `dict[Any, Any] | type | Schema | GenericAlias | UnionType | _UnionGenericAlias |
+        None`.
+        In google-adk 2.0.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._set_field("input_schema", value)
 
     def output_schema(self, value: Any) -> Self:
         """Schema to validate and coerce node output data.
 
-        ADK type: `dict[Any, Any] | type | Schema | GenericAlias | UnionType | _UnionGenericAlias | None`. In google-adk 2.0.0 and newer.
+        Validated with ``TypeAdapter``; a validated ``BaseModel`` is dumped to a
+        dict with ``None`` fields dropped. A raw ``dict`` JSON schema or a genai
+        ``Schema`` is accepted but never enforced.
+
+        ``None`` means no output validation (the default). ``FunctionNode`` fills
+        this in after construction from the wrapped function's return hint, so on
+        that subclass ``None`` also means inference found nothing usable.
+
+        ADK type: `dict[Any, Any] | type | Schema | GenericAlias | UnionType | _UnionGenericAlias |
+        None`.
+        In google-adk 2.0.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._set_field("output_schema", value)
 
     def rerun_on_resume(self, value: bool) -> Self:
         """Controls behavior when resuming after an interrupt.
 
-        ADK type: `bool`. In google-adk 2.0.0 and newer.
+        If True, the node reruns from scratch. If False, it completes immediately
+        using the user's resuming input as the node's output.
+
+        A rerun node that raised several interrupts reruns as soon as any one of them
+        is answered, with the answers received so far in ``ctx.resume_inputs``. To
+        keep waiting for the rest, yield their interrupts again.
+
+        ADK type: `bool`.
+        In google-adk 2.0.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._set_field("rerun_on_resume", value)
 
     def retry_config(self, value: Any) -> Self:
         """Configuration for retrying the node on failure.
 
-        ADK type: `RetryConfig | None`. In google-adk 2.0.0 and newer.
+        If set, failures of the node will trigger retries according to the
+        specified policy.
+
+        On a ``Workflow``, a failure of any node inside it is a failure of the
+        workflow, so the whole sub-workflow is retried. Children that already
+        produced an output or a state change are replayed rather than run again;
+        a child that produced neither leaves nothing to replay and runs again.
+
+        ``None`` means the node is not retried (the default).
+
+        ADK type: `RetryConfig | None`.
+        In google-adk 2.0.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._set_field("retry_config", value)
 
     def state_schema(self, value: Any) -> Self:
         """Optional Pydantic model declaring the expected state keys and types.
 
-        ADK type: `type[BaseModel] | None`. In google-adk 2.0.0 and newer.
+        When set, ``ctx.state`` mutations are validated at runtime against
+        this schema.  Child nodes inherit the schema from their parent
+        (via InvocationContext) unless they declare their own.
+
+        Prefixed keys (``app:``, ``user:``, ``temp:``) bypass validation.
+
+        ADK type: `type[BaseModel] | None`.
+        In google-adk 2.0.0 and newer.
         """
         return self._set_field("state_schema", value)
 
     def adk_timeout(self, value: float | None) -> Self:
         """Maximum time in seconds for this node to complete.
 
-        ADK type: `float | None`. In google-adk 2.0.0 and newer.
+        If the node does not finish within this duration, it is cancelled and
+        treated as a failure (raising ``NodeTimeoutError``).  This integrates
+        with ``retry_config`` — a timed-out node can be retried if retries
+        are configured.
+
+        ``None`` means no timeout (the node runs until completion).
+
+        ADK type: `float | None`.
+        In google-adk 2.0.0 and newer.
         """
         return self._set_field("timeout", value)
 
     def version(self, value: str) -> Self:
         """The agent's version.
 
-        ADK type: `str`. In google-adk 1.27.2 only.
+        Version of the agent being invoked. Used to identify the Agent involved in telemetry.
+
+        ADK type: `str`.
+        In google-adk 1.27.2 only.
         """
         return self._set_field("version", value)
 
     def wait_for_output(self, value: bool) -> Self:
         """If True, node only transitions to COMPLETED upon yielding output or route.
 
-        ADK type: `bool`. In google-adk 2.0.0 and newer.
+        Without output/route, the node enters WAITING state and downstream nodes are
+        not triggered, allowing predecessors to re-trigger it. This is useful for nodes
+        like ``JoinNode`` that run multiple times before producing a final output.
+
+        WARNING: Completing execution without ever yielding output/route causes an
+        indefinite WAITING state (deadlock). This is considered a user configuration error.
+
+        ADK type: `bool`.
+        In google-adk 2.0.0 and newer.
         """
         return self._set_field("wait_for_output", value)
 
@@ -541,85 +1100,199 @@ class LoopAgentSetters:
     def after_agent_callback(self, *callbacks: Callable[..., Any]) -> Self:
         """Callback or list of callbacks to be invoked after the agent run.
 
+        When a list of callbacks is provided, the callbacks will be called in the
+        order they are listed until a callback returns a truthy value.
+
+        Arguments are passed by keyword first. If keyword binding fails, ADK tries
+        positional binding in the argument order below. Keyword-only parameters must
+        use the documented names; positional parameters may use different names.
+
+        Callback arguments:
+          callback_context: The context of the agent invocation.
+
+        Callback returns:
+          Optional[types.Content]: The content to return to the user.
+            When the content is truthy, an additional event with the provided
+            content will be appended to event history as an additional agent
+            response.
+
         Accumulates: each call adds callbacks, run in order.
-        ADK type: `Callable[[Context], Awaitable[Content | None] | Content | None] | list[Callable[[Context], Awaitable[Content | None] | Content | None]] | None`. In google-adk 1.25.0 and newer.
+        ADK type: `Callable[[Context], Awaitable[Content | None] | Content | None] |
+        list[Callable[[Context], Awaitable[Content | None] | Content | None]] | None`.
+        In google-adk 1.25.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._add_callbacks("after_agent_callback", callbacks)
 
     def before_agent_callback(self, *callbacks: Callable[..., Any]) -> Self:
         """Callback or list of callbacks to be invoked before the agent run.
 
+        When a list of callbacks is provided, the callbacks will be called in the
+        order they are listed until a callback returns a truthy value.
+
+        Arguments are passed by keyword first. If keyword binding fails, ADK tries
+        positional binding in the argument order below. Keyword-only parameters must
+        use the documented names; positional parameters may use different names.
+
+        Callback arguments:
+          callback_context: The context of the agent invocation.
+
+        Callback returns:
+          Optional[types.Content]: The content to return to the user.
+            When the content is truthy, the agent run will be skipped and the
+            provided content will be returned to user.
+
         Accumulates: each call adds callbacks, run in order.
-        ADK type: `Callable[[Context], Awaitable[Content | None] | Content | None] | list[Callable[[Context], Awaitable[Content | None] | Content | None]] | None`. In google-adk 1.25.0 and newer.
+        ADK type: `Callable[[Context], Awaitable[Content | None] | Content | None] |
+        list[Callable[[Context], Awaitable[Content | None] | Content | None]] | None`.
+        In google-adk 1.25.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._add_callbacks("before_agent_callback", callbacks)
 
     def description(self, value: str) -> Self:
         """Description about the agent's capability.
 
-        ADK type: `str`. In google-adk 1.25.0 and newer.
+        The model uses this to determine whether to delegate control to the agent.
+        One-line description is enough and preferred.
+
+        ADK type: `str`.
+        In google-adk 1.25.0 and newer.
         """
         return self._set_field("description", value)
 
     def input_schema(self, value: Any) -> Self:
         """Schema to validate and coerce node input data.
 
-        ADK type: `dict[Any, Any] | type | Schema | GenericAlias | UnionType | _UnionGenericAlias | None`. In google-adk 2.0.0 and newer.
+        Validated with ``TypeAdapter``. A raw ``dict`` JSON schema or a genai
+        ``Schema`` is accepted but never enforced.
+
+        ``None`` means no input validation (the default). ``FunctionNode`` fills
+        this in after construction from the wrapped function's type hints, so on
+        that subclass ``None`` also means inference found nothing usable.
+
+        ADK type: `dict[Any, Any] | type | Schema | GenericAlias | UnionType | _UnionGenericAlias |
+        None`.
+        In google-adk 2.0.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._set_field("input_schema", value)
 
     def max_iterations(self, value: int | None) -> Self:
         """The maximum number of iterations to run the loop agent.
 
-        ADK type: `int | None`. In google-adk 1.25.0 and newer.
+        If not set, the loop agent will run indefinitely until a sub-agent
+        escalates. A value of zero or less runs the sub-agents no times at all.
+
+        ADK type: `int | None`.
+        In google-adk 1.25.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._set_field("max_iterations", value)
 
     def output_schema(self, value: Any) -> Self:
         """Schema to validate and coerce node output data.
 
-        ADK type: `dict[Any, Any] | type | Schema | GenericAlias | UnionType | _UnionGenericAlias | None`. In google-adk 2.0.0 and newer.
+        Validated with ``TypeAdapter``; a validated ``BaseModel`` is dumped to a
+        dict with ``None`` fields dropped. A raw ``dict`` JSON schema or a genai
+        ``Schema`` is accepted but never enforced.
+
+        ``None`` means no output validation (the default). ``FunctionNode`` fills
+        this in after construction from the wrapped function's return hint, so on
+        that subclass ``None`` also means inference found nothing usable.
+
+        ADK type: `dict[Any, Any] | type | Schema | GenericAlias | UnionType | _UnionGenericAlias |
+        None`.
+        In google-adk 2.0.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._set_field("output_schema", value)
 
     def rerun_on_resume(self, value: bool) -> Self:
         """Controls behavior when resuming after an interrupt.
 
-        ADK type: `bool`. In google-adk 2.0.0 and newer.
+        If True, the node reruns from scratch. If False, it completes immediately
+        using the user's resuming input as the node's output.
+
+        A rerun node that raised several interrupts reruns as soon as any one of them
+        is answered, with the answers received so far in ``ctx.resume_inputs``. To
+        keep waiting for the rest, yield their interrupts again.
+
+        ADK type: `bool`.
+        In google-adk 2.0.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._set_field("rerun_on_resume", value)
 
     def retry_config(self, value: Any) -> Self:
         """Configuration for retrying the node on failure.
 
-        ADK type: `RetryConfig | None`. In google-adk 2.0.0 and newer.
+        If set, failures of the node will trigger retries according to the
+        specified policy.
+
+        On a ``Workflow``, a failure of any node inside it is a failure of the
+        workflow, so the whole sub-workflow is retried. Children that already
+        produced an output or a state change are replayed rather than run again;
+        a child that produced neither leaves nothing to replay and runs again.
+
+        ``None`` means the node is not retried (the default).
+
+        ADK type: `RetryConfig | None`.
+        In google-adk 2.0.0 and newer. The text above is google-adk 2.13.0's; earlier releases
+        document the field differently.
         """
         return self._set_field("retry_config", value)
 
     def state_schema(self, value: Any) -> Self:
         """Optional Pydantic model declaring the expected state keys and types.
 
-        ADK type: `type[BaseModel] | None`. In google-adk 2.0.0 and newer.
+        When set, ``ctx.state`` mutations are validated at runtime against
+        this schema.  Child nodes inherit the schema from their parent
+        (via InvocationContext) unless they declare their own.
+
+        Prefixed keys (``app:``, ``user:``, ``temp:``) bypass validation.
+
+        ADK type: `type[BaseModel] | None`.
+        In google-adk 2.0.0 and newer.
         """
         return self._set_field("state_schema", value)
 
     def adk_timeout(self, value: float | None) -> Self:
         """Maximum time in seconds for this node to complete.
 
-        ADK type: `float | None`. In google-adk 2.0.0 and newer.
+        If the node does not finish within this duration, it is cancelled and
+        treated as a failure (raising ``NodeTimeoutError``).  This integrates
+        with ``retry_config`` — a timed-out node can be retried if retries
+        are configured.
+
+        ``None`` means no timeout (the node runs until completion).
+
+        ADK type: `float | None`.
+        In google-adk 2.0.0 and newer.
         """
         return self._set_field("timeout", value)
 
     def version(self, value: str) -> Self:
         """The agent's version.
 
-        ADK type: `str`. In google-adk 1.27.2 only.
+        Version of the agent being invoked. Used to identify the Agent involved in telemetry.
+
+        ADK type: `str`.
+        In google-adk 1.27.2 only.
         """
         return self._set_field("version", value)
 
     def wait_for_output(self, value: bool) -> Self:
         """If True, node only transitions to COMPLETED upon yielding output or route.
 
-        ADK type: `bool`. In google-adk 2.0.0 and newer.
+        Without output/route, the node enters WAITING state and downstream nodes are
+        not triggered, allowing predecessors to re-trigger it. This is useful for nodes
+        like ``JoinNode`` that run multiple times before producing a final output.
+
+        WARNING: Completing execution without ever yielding output/route causes an
+        indefinite WAITING state (deadlock). This is considered a user configuration error.
+
+        ADK type: `bool`.
+        In google-adk 2.0.0 and newer.
         """
         return self._set_field("wait_for_output", value)

@@ -319,13 +319,20 @@ if TYPE_CHECKING:
     from adk_fluent.telemetry.usage import UsageReport, usage
 
 
-def __getattr__(name: str) -> Any:
+def _load(name: str) -> Any:
+    """Import the module that defines `name` and keep the value here (PEP 562)."""
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'adk_fluent' has no attribute {name!r}")
     value = getattr(importlib.import_module(f"adk_fluent.{module}"), name)
     globals()[name] = value
     return value
+
+
+# Type checkers see the imports above instead: a module-level __getattr__ would make every
+# misspelt name (`from adk_fluent import Agnet`) an `Any` to them rather than an error.
+if not TYPE_CHECKING:
+    __getattr__ = _load
 
 
 def __dir__() -> list[str]:

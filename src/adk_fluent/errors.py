@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # for the annotation only: errors is imported by every other room
+    from adk_fluent.analysis.contracts.report import ContractReport
 
 
 class AdkFluentError(Exception):
@@ -129,7 +132,7 @@ class ContractError(AdkFluentError):
     `report` is the full ContractReport; the message lists the issues that caused the refusal.
     """
 
-    def __init__(self, message: str, report: object) -> None:
+    def __init__(self, message: str, report: ContractReport) -> None:
         self.report = report
         super().__init__(message)
 

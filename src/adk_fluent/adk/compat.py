@@ -66,6 +66,12 @@ def field_was_removed(class_name: str, field: str, version: str) -> bool:
     return bool(spans) and release_key(spans[-1][1]) < release_key(version)
 
 
+def field_present_in_newest(class_name: str, field: str) -> bool:
+    """Whether the newest scanned release has `class_name.field` (upgrading can bring it)."""
+    spans = field_spans(class_name, field)
+    return bool(spans) and spans[-1][1] == SCANNED_ADK_VERSIONS[-1]
+
+
 def field_releases_text(class_name: str, field: str) -> str:
     """Where a field exists, for error hints: '2.0.0 and newer', '1.30.0 to 1.39.1', ''."""
     newest = SCANNED_ADK_VERSIONS[-1]

@@ -20,7 +20,9 @@ class AgentTool:
     the options are ADK AgentTool's keyword arguments, checked against the installed ADK
     (`skip_summarization`, `include_plugins`, and on newer releases more)."""
 
-    def __init__(self, agent: Any, *positional: Any, _for: str | None = None, **options: Any):
+    def __init__(
+        self, agent: Any, *positional: Any, _for: str | None = None, **options: Any
+    ) -> None:
         from adk_fluent.api.expression import Expression
 
         if positional:  # ADK's AgentTool(agent, True) means skip_summarization=True

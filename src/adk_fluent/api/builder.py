@@ -10,10 +10,11 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, ClassVar, NoReturn, Self
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, Self
 
 from adk_fluent.adk.compat import (
     adk_version,
+    field_present_in_newest,
     field_releases_text,
     field_was_removed,
     installed_fields,
@@ -183,6 +184,11 @@ class BuilderBase:
                 f"only google-adk {releases} had it; ADK removed it since, so drop the call "
                 "(or pin google-adk to such a release)."
             )
+        elif not field_present_in_newest(self._ADK_CLASS, field):
+            hint = (
+                f"only google-adk {releases} had it, and no newer release has it; drop the "
+                "call (or pin google-adk to such a release)."
+            )
         else:
             hint = f"it exists in google-adk {releases}; upgrade google-adk to use it."
         raise FieldNotInstalledError(
@@ -241,7 +247,9 @@ class BuilderBase:
             _fields={**self._fields, field: (*self._fields.get(field, ()), *callbacks)}
         )
 
-    def __getattr__(self, attr: str) -> Any:
+    def _missing_attribute(self, attr: str) -> Any:
+        """`__getattr__` at run time: an unknown method is an UnknownSetterError with a
+        did-you-mean."""
         if attr.startswith("_"):
             raise AttributeError(attr)
         candidates = [n for n in dir(type(self)) if not n.startswith("_")]
@@ -253,6 +261,11 @@ class BuilderBase:
             or did_you_mean(attr, candidates)
             or f"see help({type(self).__name__}) for its methods.",
         )
+
+    # Hidden from type checkers: a class with __getattr__ makes every misspelt method `Any` to
+    # them, so `Agent("a").instrct(...)` would pass `mypy --strict` and get no completion hint.
+    if not TYPE_CHECKING:
+        __getattr__ = _missing_attribute
 
     # -- visibility and strictness -------------------------------------------------------------
     def show(self) -> Self:

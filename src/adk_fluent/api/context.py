@@ -10,7 +10,7 @@ later history filter wins, state blocks accumulate.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from adk_fluent.api.state_steps import S, StateStep
 from adk_fluent.errors import BuildError, UnknownSetterError, did_you_mean
@@ -38,7 +38,7 @@ def _names(names: tuple[str, ...], what: str, example: str) -> tuple[str, ...]:
 class _CType(type):
     """Gives a misspelt `C.method` the did-you-mean that builders give."""
 
-    def __getattr__(cls, attr: str) -> Any:
+    def _missing_attribute(cls, attr: str) -> Any:
         if attr.startswith("_"):
             raise AttributeError(attr)
         methods = [n for n in dir(cls) if not n.startswith("_")]
@@ -47,6 +47,10 @@ class _CType(type):
             field=attr,
             hint=did_you_mean(attr, methods) or "see help(C) for its context specs.",
         )
+
+    # Hidden from type checkers, which then report `C.usr_only()` themselves (see BuilderBase).
+    if not TYPE_CHECKING:
+        __getattr__ = _missing_attribute
 
 
 class C(metaclass=_CType):

@@ -15,7 +15,7 @@ import hashlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from adk_fluent_generated.builder_bases import (
     LoopAgentSetters,
@@ -292,11 +292,14 @@ class _Composite(Expression):
         new.__dict__.update(_fields={}, _steps=children, _named=False)
         return new
 
-    def __getattr__(self, attr: str) -> Any:
-        if attr == "_name":
+    def _missing_attribute(self, attr: str) -> Any:
+        if attr == "_name":  # named on first use (see _name_unnamed)
             _name_unnamed(self)
             return self.__dict__["_name"]
-        return super().__getattr__(attr)
+        return super()._missing_attribute(attr)
+
+    if not TYPE_CHECKING:  # as in BuilderBase: unknown methods stay errors to type checkers
+        __getattr__ = _missing_attribute
 
     @property
     def steps(self) -> tuple[Expression, ...]:
@@ -551,7 +554,7 @@ def _check_predicate(predicate: Any, what: str, name: str | None) -> None:
 def until(
     predicate: Callable[[Any], bool],
     *,
-    max: int | None = 10,  # noqa: A002 - spec's name
+    max: int | None = 10,  # noqa: A002 - the public name (until(pred, max=5))
     name: str | None = None,
 ) -> Until:
     """Loop condition for `body * until(pred, max=...)`: checked after every iteration.

@@ -27,7 +27,7 @@ import inspect
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Annotated, Any, ClassVar, Self, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Self, get_args, get_origin
 
 from adk_fluent.errors import (
     BuildError,
@@ -198,7 +198,7 @@ class _SchemaClass(type):
     """StateSchema's metaclass: a field the class does not declare (`Billing.intnet`) is a
     StateFieldError with did-you-mean; it is an AttributeError, so hasattr() probes still work."""
 
-    def __getattr__(cls, name: str) -> Any:
+    def _missing_attribute(cls, name: str) -> Any:
         if name.startswith("_"):  # dunder and private probes (copy, pydantic, inspect): as usual
             raise AttributeError(name)
         fields = getattr(cls, "__state_fields__", {})
@@ -206,6 +206,10 @@ class _SchemaClass(type):
             f"declared fields: {', '.join(sorted(fields))}." if fields else "declare it first."
         )
         raise StateFieldError(f"{cls.__name__} has no field '{name}'; hint: {hint}")
+
+    # Hidden from type checkers, which then report `Billing.intnet` themselves.
+    if not TYPE_CHECKING:
+        __getattr__ = _missing_attribute
 
 
 class StateSchema(metaclass=_SchemaClass):
@@ -364,10 +368,13 @@ class StateSchema(metaclass=_SchemaClass):
         self._require_writable(ref)
         self._state[ref.key] = None  # ADK has no delete: None in the state_delta is one
 
-    def __getattr__(self, name: str) -> Any:
+    def _missing_attribute(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
         raise self._unknown(name)
+
+    if not TYPE_CHECKING:  # as on the class: a misspelt field stays an error to type checkers
+        __getattr__ = _missing_attribute
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name not in type(self).__state_fields__:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from adk_fluent.run.events import AgentEvent, final_text
+
+if TYPE_CHECKING:
+    from google.adk.sessions import Session
 
 
 @dataclass(frozen=True)
@@ -18,10 +21,12 @@ class HarnessResponse:
 
     @property
     def final_text(self) -> str:
+        """The turn's final reply text ('' when there is none)."""
         return final_text(self.events)
 
     @property
     def errors(self) -> list[AgentEvent]:
+        """The turn's error events (a model or tool error ADK reported as an event)."""
         return [e for e in self.events if e.is_error]
 
 
@@ -55,6 +60,9 @@ class AgentHarness:
         session = await self.session()
         return dict(session.state) if session is not None else {}
 
-    async def session(self) -> Any:
-        """The stored ADK session."""
-        return await self.expression.session(self.session_id, user_id=self.user_id, **self.options)
+    async def session(self) -> Session | None:
+        """The stored ADK session (None before the first turn)."""
+        session: Session | None = await self.expression.session(
+            self.session_id, user_id=self.user_id, **self.options
+        )
+        return session

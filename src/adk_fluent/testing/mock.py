@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from adk_fluent.errors import BuildError, describe_value, did_you_mean
 from adk_fluent.ir.nodes import LlmAgentNode, NativeAgentNode, Node, walk
 from adk_fluent.testing.scripted import DEFAULT_MODEL, ScriptedModel
+
+if TYPE_CHECKING:
+    from google.adk.models.llm_request import LlmRequest
 
 
 class MockBackend:
@@ -69,6 +72,7 @@ class MockBackend:
         return self.model.model
 
     def model_for(self, agent_name: str) -> ScriptedModel:
+        """The scripted model to install on the agent named `agent_name`."""
         return self.model.for_agent(agent_name)
 
     def check_tree(self, root: Node) -> None:
@@ -87,7 +91,8 @@ class MockBackend:
             )
 
     @property
-    def requests(self) -> dict[str, list[Any]]:
+    def requests(self) -> dict[str, list[LlmRequest]]:
+        """Every LlmRequest the scripted agents received, per agent, in order."""
         return self.model.requests
 
     def assert_consumed(self) -> None:

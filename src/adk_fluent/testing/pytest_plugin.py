@@ -7,13 +7,18 @@ all its scripted steps, so a test cannot pass while part of its script never ran
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
+if TYPE_CHECKING:
+    from adk_fluent.testing.mock import MockBackend
+
 
 @pytest.fixture
-def mock_adk() -> Iterator[Callable[[Mapping[str, Any]], Any]]:
+def mock_adk() -> Iterator[Callable[..., MockBackend]]:
+    """`mock_adk({"agent": [...]}, model=...)`: a mock_backend whose scripts must all be used
+    by the end of the test."""
     from adk_fluent.testing.mock import MockBackend
 
     made: list[MockBackend] = []

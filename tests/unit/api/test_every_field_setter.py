@@ -640,5 +640,8 @@ def test_a_field_the_installed_adk_lacks_is_refused_with_the_releases_that_have_
     assert field_present(adk_class, field, installed) is False
     if release_key(installed) > release_key(releases.split()[0]):  # only older releases had it
         assert f"hint: only google-adk {releases} had it; ADK removed it since" in message
+    elif "newer" not in releases:  # newer releases had it, and ADK removed it again
+        assert f"hint: only google-adk {releases} had it, and no newer release has it" in message
+        assert "upgrade" not in message
     else:
         assert f"hint: it exists in google-adk {releases}; upgrade google-adk to use it." in message
