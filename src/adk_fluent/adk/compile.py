@@ -99,8 +99,21 @@ def _duplicate(root: ir.Node, name: str) -> None:
         f"the name is used twice in one tree: at {paths[0]} and at {paths[1]}",
         agent=name,
         field="name",
-        hint=f"rename one, e.g. with .clone('{name}_2'), or name composites with .named(...).",
+        hint=_rename_hint(root, name),
     )
+
+
+def _rename_hint(root: ir.Node, name: str) -> str:
+    """How to rename the duplicated node: each kind is renamed its own way."""
+    kinds = {type(node) for node in root.walk() if node.name == name}
+    if kinds and kinds <= {ir.LlmAgentNode, ir.RemoteAgentNode}:
+        return f"rename one, e.g. with .clone('{name}_2')."
+    if kinds & {ir.SequentialAgentNode, ir.ParallelAgentNode, ir.LoopAgentNode}:
+        return f"rename one, e.g. with .named('{name}_2') (agents: .clone('{name}_2'))."
+    if kinds & {ir.LlmAgentNode, ir.NativeAgentNode}:
+        return f"rename one, e.g. with .clone('{name}_2'), or name composites with .named(...)."
+    # steps (gate, tap, timeout, race, map_over, S steps) take their name when made
+    return f"give one step its own name when you make it, e.g. name='{name}_2'."
 
 
 def _validation_error(node: ir.Node, error: Any) -> BuildError:

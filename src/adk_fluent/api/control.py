@@ -250,8 +250,11 @@ def gate(
     turn the user's 'approve' continues exactly from the gate (nothing that ran is re-run) and
     'reject' ends the run with a message (the turn after starts from the top); any other reply
     asks again. Status is kept in session state, so it survives restarts.
-    `approve=` / `reject=` replace the accepted replies (compared case-insensitively, without
-    trailing punctuation); by default approve / yes / ok / confirm and reject / no / cancel / stop.
+    `approve=` / `reject=` each replace one list of accepted replies (a list not given keeps
+    its defaults), compared case-insensitively without surrounding quotes or trailing `.` / `!`.
+    By default approve, yes, approved, y, ok, okay, confirm and go ahead approve; reject, no,
+    rejected, n, deny, cancel and stop reject. The prompt names the first two words of each
+    default list, or every word of a list given.
     """
     if not isinstance(name, str) or not name.isidentifier():
         raise BuildError(

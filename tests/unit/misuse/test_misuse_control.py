@@ -45,6 +45,12 @@ CASES = [
     case("control-gate-predicate-not-callable", lambda: gate("yes", "?"), "predicate", "str"),
     case("control-gate-name-not-identifier", lambda: gate(name="my gate"), "name", "my gate"),
     case("control-gate-hidden", lambda: gate(True, "?", name="check").hide(), "check", "hidden"),
+    case(
+        "control-gate-two-unnamed-gates",
+        lambda: (Agent("a") >> gate(True, "a?") >> gate(True, "b?")).build(),
+        "approval_gate",
+        "name='approval_gate_2'",  # a gate has no .clone(): it takes its name when made
+    ),
     # gates where a pause cannot be resumed: refused at build with where to put it instead
     case(
         "control-gate-inside-map-over",

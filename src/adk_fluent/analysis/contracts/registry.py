@@ -11,6 +11,11 @@
 
 A check receives the CheckContext (the IR, the data-flow analysis, the schema, options) and
 yields Issues. `check_contracts(..., checks=[...])` runs a subset by name.
+
+A name is never taken over by accident: registering under a name that is registered already,
+or under a built-in check's name at any time (even after `unregister_check`), is refused unless
+`replace=True` says it is meant. A built-in replaced by mistake would silently stop reporting
+what the user relies on.
 """
 
 from __future__ import annotations
@@ -39,6 +44,9 @@ class CheckSpec:
 
 
 _REGISTRY: dict[str, CheckSpec] = {}
+# Names of the checks adk-fluent ships (registered by the modules of this package's `checks`).
+_BUILTIN: set[str] = set()
+_BUILTIN_MODULES = __name__.rsplit(".", 1)[0] + ".checks"
 
 
 def register_check(
@@ -50,7 +58,9 @@ def register_check(
 ) -> Callable[[CheckFn], CheckFn]:
     """Decorator: add a check (a function of the CheckContext yielding Issues) to every run.
 
-    A name that is taken is refused unless `replace=True` (or `unregister_check(name)` first).
+    `name` defaults to the function's name. A name that is registered already is refused unless
+    `replace=True` (or, for your own checks, `unregister_check(name)` first); a built-in check's
+    name is refused unless `replace=True`, even after `unregister_check`.
     """
     if callable(name):  # `@register_check` without (): the function arrived as the name
         raise BuildError(
@@ -82,12 +92,24 @@ def register_check(
                 field="register_check",
                 hint="define it as def my_check(ctx): ... (ctx: root, flow, schema, issue()).",
             )
-        if check_name in _REGISTRY and not replace:
+        builtin = getattr(fn, "__module__", "") or ""
+        if builtin == _BUILTIN_MODULES or builtin.startswith(_BUILTIN_MODULES + "."):
+            _BUILTIN.add(check_name)
+        elif check_name in _BUILTIN and not replace:
+            raise BuildError(
+                f"{check_name!r} is the name of a built-in contract check; registering "
+                "another check under it would replace the built-in one",
+                field="name",
+                hint=f"pick another name, or pass register_check({check_name!r}, "
+                "replace=True) to replace the built-in check on purpose (unregister_check "
+                "does not free a built-in check's name).",
+            )
+        elif check_name in _REGISTRY and not replace:
             raise BuildError(
                 f"a contract check named {check_name!r} is already registered",
-                field="register_check",
-                hint=f"pick another name, or replace it: unregister_check({check_name!r}) "
-                f"first, or register_check({check_name!r}, replace=True).",
+                field="name",
+                hint=f"pick another name, or replace it: register_check({check_name!r}, "
+                f"replace=True), or unregister_check({check_name!r}) first.",
             )
         doc = (fn.__doc__ or "").strip().splitlines()
         _REGISTRY[check_name] = CheckSpec(
@@ -128,7 +150,10 @@ def _short(value: Any) -> str:
 
 
 def unregister_check(name: str) -> None:
-    """Remove a registered check (for tests and for replacing a built-in one)."""
+    """Remove a registered check, so no run uses it (a name not registered is ignored).
+
+    A built-in check's name stays reserved: registering a check under it again still needs
+    `replace=True`."""
     _REGISTRY.pop(name, None)
 
 

@@ -1,0 +1,124 @@
+"""The ```python blocks of README.md and docs/, and how one runs: as written, offline.
+
+Each block is a program of its own (fresh globals), run like a notebook cell. A block with a
+top-level `await` runs in the caller's event loop; any other block runs in a worker thread with
+no event loop, as a script would (so `pipeline.ask_sync(...)` and `asyncio.run(main())` work).
+Model names resolve to an offline scripted model, README blocks get the few names they elide,
+and every block runs in a fresh temporary folder (tests/support/doc_fixtures.py).
+
+A block that truly needs a real model starts with the line `# needs a real Gemini key` and is
+skipped.
+
+`python -m tests.support.doc_blocks [page.md ...]` runs the blocks of the given pages (all of
+them without arguments) and prints each one's outcome: what a writer checks a page with before
+the suite (tests/behaviour/docs/test_doc_snippets.py) runs it the same way.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import inspect
+import re
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from types import CodeType
+
+from tests.support.doc_fixtures import isolated, namespace_for
+
+ROOT = Path(__file__).resolve().parents[2]
+SKIP_LINE = "# needs a real Gemini key"
+_BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+
+
+@dataclass(frozen=True)
+class Block:
+    page: str  # path relative to the repository root, with forward slashes
+    line: int  # line of the block's first code line in the page
+    source: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.page}:{self.line}"
+
+    @property
+    def skipped(self) -> bool:
+        """The block says it needs a real Gemini key."""
+        return self.source.lstrip().startswith(SKIP_LINE)
+
+
+def pages() -> list[Path]:
+    """README.md and every page under docs/ (new pages are picked up with no list to edit)."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def blocks(page: Path) -> list[Block]:
+    """Every ```python block of one page."""
+    text = page.read_text(encoding="utf-8")
+    name = page.resolve().relative_to(ROOT).as_posix()
+    found = []
+    for match in _BLOCK.finditer(text):
+        line = text.count("\n", 0, match.start(1)) + 1
+        found.append(Block(name, line, match.group(1)))
+    return found
+
+
+def all_blocks() -> list[Block]:
+    """Every ```python block of README.md and docs/, page by page."""
+    return [block for page in pages() for block in blocks(page)]
+
+
+def compile_block(block: Block) -> CodeType:
+    """The block as a program; tracebacks point at the page's own lines."""
+    padded = "\n" * (block.line - 1) + block.source
+    return compile(
+        padded,
+        str(ROOT / block.page),
+        "exec",
+        flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
+        dont_inherit=True,
+    )
+
+
+def has_top_level_await(code: CodeType) -> bool:
+    return bool(code.co_flags & inspect.CO_COROUTINE)
+
+
+async def run_block(block: Block) -> None:
+    """Run one block with its page's fixtures, offline, in a fresh folder."""
+    code = compile_block(block)
+    async with isolated():
+        scope = {"__name__": "docs_" + re.sub(r"\W", "_", block.id)}
+        scope.update(namespace_for(block.page))
+        if has_top_level_await(code):
+            await eval(code, scope)  # noqa: S307 - the project's own documentation
+        else:
+            await asyncio.to_thread(exec, code, scope)  # noqa: S102 - as above
+
+
+def main(names: list[str]) -> int:
+    if str(ROOT) not in sys.path:  # blocks import `examples.*` from the checkout, from any folder
+        sys.path.insert(0, str(ROOT))
+    chosen = [Path(name) for name in names] or pages()
+    failed = 0
+    for page in chosen:
+        for block in blocks(page):
+            if block.skipped:
+                print(f"skip {block.id}")
+                continue
+            try:
+                asyncio.run(run_block(block))
+            except BaseException:  # noqa: BLE001 - report every block
+                failed += 1
+                print(f"FAIL {block.id}")
+                traceback.print_exc()
+            else:
+                print(f"ok   {block.id}")
+    print(f"{failed} failed" if failed else "all passed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
