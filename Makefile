@@ -4,8 +4,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+DOCS_STAMP := $(VENV)/.docs-installed
 
-.PHONY: setup demo regen check gate test test-workflow test-fast test-unit tide tide-one tide-newest lint typecheck bench clean
+.PHONY: setup demo docs docs-serve regen check gate test test-workflow test-fast test-unit tide tide-one tide-newest lint typecheck bench clean
 
 # pytest rewrites assertions in test modules and plugins; let it cache them in __pycache__ even
 # where the environment turns bytecode caching off (it would otherwise recompile ~200 modules on
@@ -21,6 +22,25 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 setup: $(STAMP)  ## Create .venv and install adk-fluent with its dev tools.
+
+# The documentation tools (the `docs` extra: MkDocs, Material, mkdocstrings) go into the same
+# .venv, on top of whatever is there; `docs-serve` needs only them.
+$(DOCS_STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check uv \
+		&& $(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[docs]' \
+		|| $(BIN)/python -m pip install --quiet -e '.[docs]'
+	@touch $(DOCS_STAMP)
+
+# NO_MKDOCS_2_WARNING: Material prints a notice about MkDocs 2 on every build; it is not about
+# this site. The check reads the site just built (ADK_FLUENT_SITE_DIR) and stays out of CI's
+# tier table (ADK_FLUENT_TIER_REPORT=), whose rows are the suite's runs per ADK release.
+docs: $(STAMP) $(DOCS_STAMP)  ## Build the documentation site into site/ (strict: any warning, broken link or reference fails), then check it.
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+	ADK_FLUENT_SITE_DIR=site ADK_FLUENT_TIER_REPORT= $(BIN)/python -m pytest tests/integration/docs/test_site.py -q -p no:cacheprovider
+
+docs-serve: $(DOCS_STAMP)  ## Serve the documentation on http://127.0.0.1:8000, rebuilt on every edit.
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
 demo: $(STAMP)  ## Run the example pipeline offline (scripted model); uses a real model if GOOGLE_API_KEY is set.
 	$(BIN)/python examples/demo.py
@@ -82,4 +102,4 @@ bench: $(STAMP)  ## Benchmarks: ratios against raw ADK doing the same work.
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) .nox .pytest_cache .mypy_cache
+	rm -rf $(VENV) .nox .pytest_cache .mypy_cache site

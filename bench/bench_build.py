@@ -5,8 +5,8 @@ tool): `flat` is one Pipeline of 100 agents; `nested` is a Pipeline of 10 FanOut
 Pipelines of an agent followed by a FanOut of 4 agents (100 agents + 50 composites).
 
 Measured, interleaved in one run:
-  to_ir()            builder -> frozen IR                        (spec budget < 50 ms)
-  compile            IR -> native ADK agents (adk.compile.compile_tree) (spec budget < 200 ms)
+  to_ir()            builder -> frozen IR                        (budget < 50 ms)
+  compile            IR -> native ADK agents (adk.compile.compile_tree) (budget < 200 ms)
   .build()           to_ir + name check + compile, what users call
   builders + build   also constructing the builders (`Agent(...)...` chains, `>>` / `|`)
   hand-written       LlmAgent(...) / SequentialAgent(...) / ParallelAgent(...) directly

@@ -12,7 +12,7 @@ to end, against raw ADK doing the same work in the same run.
                LocalEvalService on the App's root agent, perform_inference + evaluate with ADK's
                tool_trajectory_avg_score and response_match_score (parallelism 4 on both sides)
 
-Goals (issue 16): compile <= 1 ms per case; 100 scripted cases end to end < 60 s (spec v5 s6).
+Goals (issue 16): compile <= 1 ms per case; 100 scripted cases end to end < 60 s, so a CI job can run a real suite on every change.
 The suite/raw ratio is reported, with no goal: the suite does more (state checks, per-turn
 findings, a report) and, on ADK 1.x, runs inference through its own Runner of the App.
 

@@ -7,7 +7,7 @@ rewritten modules, which a contributor's second run has. Bytecode caching is on 
 even when the environment turns it off, as `make test-unit` does. For reference, the same
 process collecting only (`--collect-only`) shows what start-up and collection cost.
 
-There is no raw-ADK side: the figure is an absolute budget (the spec's success criterion 6).
+There is no raw-ADK side: the figure is an absolute budget (the unit tier must stay fast enough to run on every save).
 
     python -m bench.bench_tests [--repeat N]
 """

@@ -1,4 +1,4 @@
-"""Cost estimate without running (spec v5 s3.4): expected model calls, tokens and USD per LLM
+"""Cost estimate without running: expected model calls, tokens and USD per LLM
 agent of a tree, from its IR and a set of traffic assumptions.
 
     model = estimate_cost(pipeline, TrafficAssumptions(invocations=10_000,

@@ -1,4 +1,4 @@
-"""Edges between steps (spec v5.1 s5): how a step hands its output to the next.
+"""Edges between steps: how a step hands its output to the next.
 
 An edge is `complete` (the default: the next step starts when the previous one has finished),
 `chunked` (the next step runs on each piece of the previous one's reply as it is written) or,

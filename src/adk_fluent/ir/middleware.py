@@ -1,4 +1,4 @@
-"""What a middleware is (spec v4 s5, v5.1 s14): an object that implements any of ADK's plugin
+"""What a middleware is: an object that implements any of ADK's plugin
 callbacks, under ADK's own names and keyword arguments (`before_model_callback(*,
 callback_context, llm_request)`, ...), with a scope and a priority.
 

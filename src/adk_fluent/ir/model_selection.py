@@ -1,4 +1,4 @@
-"""Cost-aware model selection (spec v5 s3.2, v5.1 s6.2): an agent picks its model per call.
+"""Cost-aware model selection: an agent picks its model per call.
 
 `Agent(...).model_select(strategy, candidates)` puts a ModelSelectorNode on the agent's IR node
 (`model_selector`); the compiler turns it into a before-model step that sets the request's model

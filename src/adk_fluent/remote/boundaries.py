@@ -1,4 +1,4 @@
-"""A pipeline split at its execution boundaries into ADK Apps joined over A2A (spec v5 s9).
+"""A pipeline split at its execution boundaries into ADK Apps joined over A2A.
 
     pipeline = (
         Agent("classifier").outputs("intent")

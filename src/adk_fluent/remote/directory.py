@@ -1,4 +1,4 @@
-"""A directory of A2A agent cards (discovery, spec v5 s4.5), resolved when the pipeline is built.
+"""A directory of A2A agent cards (discovery), resolved when the pipeline is built.
 
     cards = CardDirectory.from_urls(["http://payments:8001", "http://search:8002"])
     cards = CardDirectory.from_file("agents.yaml")      # entries: {name?, url} or inline cards

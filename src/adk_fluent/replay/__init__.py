@@ -1,4 +1,4 @@
-"""Record a run and replay it (spec v5.1 s11): Recorder, Recording, ReplayerBackend,
+"""Record a run and replay it: Recorder, Recording, ReplayerBackend,
 diff_events. See docs/replay.md.
 
     recorder = Recorder(tree=pipeline)

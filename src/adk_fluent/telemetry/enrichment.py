@@ -1,6 +1,6 @@
 """otel_enrichment: adk-fluent's view of the tree on ADK's own OpenTelemetry spans.
 
-ADK already traces every agent run, model call and tool call (ADK_FACTS "Telemetry"). This
+ADK already traces every agent run, model call and tool call (google.adk.telemetry). This
 middleware adds `adk_fluent.*` attributes to those spans and creates none of its own, so a trace
 viewer (adk web's Trace tab, Cloud Trace, Jaeger, any OTLP collector) shows the same tree with
 the pipeline's structure on it:

@@ -1,8 +1,8 @@
 """Finding ADK's own spans from a middleware callback, so attributes land on them (never on
 spans of our own: adk-fluent creates none).
 
-Which span is current in each plugin callback (ADK_FACTS "Telemetry", and tests/behaviour/
-telemetry say the same on both ends):
+Which span is current in each plugin callback (read from ADK's tracing code of each release,
+and asserted by tests/behaviour/telemetry on both ends):
 
 * before_agent / after_agent: the agent's `invoke_agent {name}` span, on every release;
 * before_tool / after_tool: the tool's `execute_tool {tool}` span, on every release;

@@ -1,4 +1,4 @@
-"""Record and replay through the real Runner (spec v5.1 s11): a pipeline with a tool call that
+"""Record and replay through the real Runner: a pipeline with a tool call that
 writes state, a FanOut and a second turn is recorded with scripted models standing in for the
 real one, saved and reloaded; the unmodified pipeline replayed from the file gives the same
 client events and the same stored session, the side-effecting tool never runs again, and the

@@ -1,4 +1,4 @@
-"""The cost estimate against what scripted runs actually cost (spec goal: within 20%).
+"""The cost estimate against what scripted runs actually cost (goal: within 20%).
 
 Each scenario runs real sessions through the ADK Runner (`pipeline.run(...)`, scripted models
 whose replies report known token counts with `with_usage`, varied per call by a seeded
@@ -29,7 +29,7 @@ from adk_fluent.ir.model_selection import ModelCandidate
 from adk_fluent.ir.prices import Prices
 from adk_fluent.testing import ScriptedModel, call, mock_backend, with_usage
 
-GOAL = 0.20  # the spec's: the estimate within 20% of the actual cost
+GOAL = 0.20  # the estimate within 20% of the actual cost: close enough to budget by
 PRICES = Prices()
 
 

@@ -1,5 +1,5 @@
-"""The rooms of the core depend downward only (DESIGN.md, rule 1 of the house), read from the
-sources.
+"""The rooms of the core depend downward only, read from the sources: a room can then be read,
+tested and changed knowing only the rooms below it, and ADK's internals stay in one room.
 
 Reads the source of src/adk_fluent and generated/adk_fluent_generated with the standard
 library's `ast` (no import-linter needed) and checks, module by module:
