@@ -233,6 +233,15 @@ def classic_agents_available() -> bool:
 
 
 @functools.cache
+def runner_takes_state_delta() -> bool:
+    """Whether the installed Runner stores `run_async(state_delta=...)` with the user's message
+    (probes.runner_takes_state_delta; 2.0.0 drops it for an LlmAgent root). Asked once."""
+    from adk_fluent.adk.probes import runner_takes_state_delta as probe
+
+    return probe()
+
+
+@functools.cache
 def workflow_graphs_missing() -> str | None:
     """Why the installed ADK cannot run the 'workflow' compile target, or None when it can: it
     needs `google.adk.workflow` (Workflow, START, FunctionNode; ADK 2.x) and LlmAgent's `mode`

@@ -337,6 +337,41 @@ def workflow_runs_transfers() -> bool:
         return bool(_in_worker_thread(probe))
 
 
+def runner_takes_state_delta() -> bool:
+    """Whether `Runner.run_async(state_delta=...)` puts the delta in the session when the root
+    is an LlmAgent. Not in PROBES (the release scans): asked once, by the first run(state=...).
+
+    2.0.0 runs an LlmAgent (or Workflow) root through its node runner, which takes the argument
+    and drops it; 1.x and 2.4 and later store it with the user's message."""
+    from google.adk.agents import LlmAgent
+    from google.adk.apps.app import App
+    from google.adk.runners import Runner
+    from google.adk.sessions import InMemorySessionService
+    from google.genai import types
+
+    async def probe() -> bool:
+        agent = LlmAgent(name="probe_agent", model=_scripted_model([_FIRST_REPLY], []))
+        service = InMemorySessionService()
+        runner = Runner(app=App(name="adk_fluent_probe", root_agent=agent), session_service=service)
+        session = await service.create_session(app_name="adk_fluent_probe", user_id="probe")
+        message = types.Content(role="user", parts=[types.Part(text=_USER_TEXT)])
+        async for _ in runner.run_async(
+            user_id="probe",
+            session_id=session.id,
+            new_message=message,
+            state_delta={"probe_key": "probe-value"},
+        ):
+            pass
+        stored = await service.get_session(
+            app_name="adk_fluent_probe", user_id="probe", session_id=session.id
+        )
+        return stored is not None and stored.state.get("probe_key") == "probe-value"
+
+    with warnings.catch_warnings():  # ADK's experimental-feature notes are not the caller's
+        warnings.simplefilter("ignore")
+        return bool(_in_worker_thread(probe))
+
+
 def run_all() -> dict[str, Any]:
     """Every probe's answer on the installed ADK."""
     return {name: probe() for name, probe in sorted(PROBES.items())}

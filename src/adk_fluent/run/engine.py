@@ -36,6 +36,7 @@ from adk_fluent.ir.state_keys import GATE_KEY_PREFIX, RESUME_KEY_PREFIX, key_pro
 from adk_fluent.ir.values import storable_copy
 from adk_fluent.run.events import AgentEvent, final_text, first_error
 from adk_fluent.run.stores import (
+    append_state_event,
     ensure_session,
     is_session_service,
     ready,
@@ -474,6 +475,7 @@ class Engine:
         streaming: str | None = None,
         state_delta: dict[str, Any] | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
+        from adk_fluent.adk.compat import runner_takes_state_delta
         from adk_fluent.adk.custom_agents.handoff import handed_over
         from adk_fluent.adk.event_visibility import for_client
 
@@ -488,6 +490,10 @@ class Engine:
             else:  # one turn per session at a time (stores.session_turn says why)
                 await held.enter_async_context(session_turn(service, app_name, user_id, session_id))
                 await ensure_session(service, app_name, user_id, session_id)
+            if state_delta and not runner_takes_state_delta():
+                # the Runner would drop it (2.0.0): store it just before the turn instead
+                await append_state_event(service, app_name, user_id, session_id, state_delta)
+                state_delta = None
             # ADK's stream in a task of its own (adk/custom_agents/handoff.py): ADK opens tracing
             # context tokens inside its generator, and a caller that breaks out of `stream()`
             # would leave it to be closed later by the garbage collector in another context

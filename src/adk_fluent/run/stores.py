@@ -311,6 +311,26 @@ async def ensure_session(
 _CREATE_ATTEMPTS = 3  # the app's state row, the user's state row, then the session itself
 
 
+async def append_state_event(
+    service: Any, app_name: str, user_id: str, session_id: str, state_delta: dict[str, Any]
+) -> None:
+    """Store `state_delta` as an event of the user's, with no content, in its own invocation:
+    run(state=...) on an ADK whose Runner drops `run_async(state_delta=...)`. The caller holds
+    the session's turn; the session exists."""
+    import uuid
+
+    from google.adk.events.event import Event
+    from google.adk.events.event_actions import EventActions
+
+    session = await service.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
+    event = Event(
+        author="user",
+        invocation_id=f"e-{uuid.uuid4()}",
+        actions=EventActions(state_delta=dict(state_delta)),
+    )
+    await service.append_event(session=session, event=event)
+
+
 def _already_exists(error: BaseException) -> bool:
     from google.adk.errors.already_exists_error import AlreadyExistsError
 
