@@ -37,6 +37,7 @@ from adk_fluent.ir.values import storable_copy
 from adk_fluent.run.events import AgentEvent, final_text, first_error
 from adk_fluent.run.stores import (
     append_state_event,
+    close_loop_stores,
     ensure_session,
     is_session_service,
     ready,
@@ -534,13 +535,26 @@ class Engine:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(self.ask(ir, options, prompt, **settings))
+            return asyncio.run(self._ask_in_own_loop(ir, options, prompt, settings))
         raise BuildError(
             "ask_sync() was called inside a running event loop",
             agent=ir.name,
             field="ask_sync",
             hint="use `await pipeline.ask(...)` there instead.",
         )
+
+    async def _ask_in_own_loop(
+        self, ir: Node, options: BuildOptions, prompt: Any, settings: dict[str, Any]
+    ) -> str:
+        """`ask()` in the loop ask_sync() made: the database stores opened in it are closed
+        with it (their connections belong to it, and nothing can use them afterwards), and the
+        compiled Apps bound to them leave the cache."""
+        try:
+            return await self.ask(ir, options, prompt, **settings)
+        finally:
+            closed = await close_loop_stores()
+            for key in [k for k, bound in self._bound.items() if bound.session_service in closed]:
+                del self._bound[key]
 
     async def get_session(
         self,

@@ -51,6 +51,17 @@ async def close_session_stores() -> None:
             await engine.dispose()
 
 
+async def close_loop_stores() -> list[Any]:
+    """Close the database stores run() opened in the running event loop (`ask_sync()` calls it
+    before its loop ends: connections cannot outlive their loop); returns them."""
+    closed = list(_shared_stores.pop(asyncio.get_running_loop(), {}).values())
+    for service in closed:
+        if service in _opened_stores:
+            _opened_stores.remove(service)
+        await service.db_engine.dispose()
+    return closed
+
+
 def shared_session_service(store: Any) -> Any:
     """`session_service_for(store)`, but one service per database URL (in each event loop)
     until `close_session_stores()`: every App that runs on the URL shares it, so turns of one

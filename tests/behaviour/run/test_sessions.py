@@ -188,6 +188,20 @@ def test_ask_sync_continues_a_postgresql_session_from_one_event_loop_to_the_next
     assert request_texts(backend.requests["chat"][2]) == ["m0", "one", "m1", "two", "m2"]
 
 
+def test_repeated_ask_sync_on_a_database_leaves_no_connection_behind(sqlite_url):
+    """Each ask_sync() opens the URL's store in its own event loop; the store (aiosqlite holds
+    a thread per connection) closes with the loop, and the conversation is in the file."""
+    import threading
+
+    backend = mock_backend({"chat": [f"reply {i}" for i in range(12)]})
+    chat().ask_sync("m0", session_id="s", session_store=sqlite_url, backend=backend)
+    threads = threading.active_count()
+    for i in range(1, 12):
+        chat().ask_sync(f"m{i}", session_id="s", session_store=sqlite_url, backend=backend)
+    assert threading.active_count() <= threads  # 11 more turns, no thread left running
+    assert request_texts(backend.requests["chat"][11])[-3:] == ["m10", "reply 10", "m11"]
+
+
 async def test_a_database_url_is_one_service_until_the_stores_are_closed(sqlite_url):
     from adk_fluent import close_session_stores
 
