@@ -3,8 +3,8 @@
 * `tests`: the whole suite on the two ends (what `make test` and CI run).
 * `tide`: the whole suite on a sample of releases across the range (`make tide`).
 * `tide_one`: the whole suite on one release: the one named after `--`, `newest` (the newest
-  scanned release), or by default one middle release of the sample that rotates with the commit
-  (CI runs it beside the two ends).
+  scanned release), or by default one middle release, any scanned release between the ends,
+  that rotates with the commit (CI runs it beside the two ends).
 
 Scans of releases are not nox sessions: `adk-fluent-codegen scan-releases` (`make regen
 RELEASES=...`) builds a throwaway environment per release.
@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 import nox
@@ -34,7 +35,10 @@ TIDE_RELEASES = [
     "1.34.2",  # Event.turn_complete_reason appears (gone again in 2.0.0 and 2.1.0)
     "1.39.1",  # the last 1.x
     "2.0.0",  # the first 2.x: Workflow, the workflow agents warn, the 2.x agent fields
+    "2.2.0",  # Runner.run_async(state_delta=) stored again for an LlmAgent root
     "2.4.0",  # RunConfig.response_modalities narrows to list[Modality]; Event.environment_id
+    "2.5.0",  # a retried tool-confirmation answer fails in ADK (until 2.6.0)
+    "2.6.1",  # ... and is taken again
     "2.8.0",  # other agents' replies reach a model as quoted content; max_llm_calls default
     "2.10.0",  # App.root_agent becomes BaseNode | None
     NEWEST_ADK,
@@ -82,19 +86,26 @@ def tide(session: nox.Session, adk: str) -> None:
     _suite(session, adk, session.posargs)
 
 
-def newest_scanned() -> str:
-    """The newest release with a committed scan in generated/manifests/."""
+def scanned_releases() -> list[str]:
+    """Every release with a committed scan in generated/manifests/, oldest first."""
     versions = [
         json.loads(path.read_text(encoding="utf-8"))["adk_version"]
         for path in Path("generated/manifests").glob("google-adk-*.json")
     ]
-    return max(versions, key=lambda v: tuple(int(p) for p in v.split(".")))
+    return sorted(versions, key=lambda v: tuple(int(p) for p in v.split(".")))
+
+
+def newest_scanned() -> str:
+    """The newest release with a committed scan in generated/manifests/."""
+    return scanned_releases()[-1]
 
 
 def pick_middle(commit: str) -> str:
-    """The middle release of the tide sample for a commit id (hex): successive commits walk the
-    sample, and the same commit always gets the same release."""
-    middle = TIDE_RELEASES[1:-1]
+    """The middle release for a commit id (hex): any scanned release strictly between the two
+    ends, not only the tide sample's (a release outside the sample can break what the sample's
+    pass: google-adk 2.6.0 did), so successive commits walk them all, and the same commit
+    always gets the same release."""
+    middle = [v for v in scanned_releases() if v not in SUPPORTED_ADK]
     return middle[int(commit[:8] or "0", 16) % len(middle)]
 
 
@@ -119,6 +130,47 @@ def tide_one(session: nox.Session) -> None:
         adk = newest_scanned()
     session.log(f"google-adk {adk}")
     _suite(session, adk, [a for a in session.posargs if a not in named])
+
+
+# What a user installs, one at a time: the package alone and each extra. `extras` proves each
+# works alone (imports and one real use, tests/support/extra_smoke.py); a missing dependency of
+# one extra that another extra happens to bring (jinja2 for eval, once) shows only this way.
+EXTRAS = ["base", "db", "a2a", "eval", "otel", "codegen", "docs"]
+# The extras docs/ and README's blocks use between them.
+USER_EXTRAS = "db,a2a,eval,otel"
+
+
+def _install_as_user(session: nox.Session, extras: str) -> None:
+    """adk-fluent built as a wheel and installed with `extras` (not the source tree on sys.path:
+    what a user's `pip install` gives), rebuilt from this checkout on every run."""
+    target = f".[{extras}]" if extras else "."
+    session.install("--reinstall-package", "adk-fluent", target, f"google-adk=={NEWEST_ADK}")
+
+
+@nox.session(python=None)
+@nox.parametrize("extra", EXTRAS, ids=EXTRAS)
+def extras(session: nox.Session, extra: str) -> None:
+    """adk-fluent with one extra only (or none: `base`), installed as a wheel, checked by one real
+    use from a folder outside the checkout."""
+    _install_as_user(session, "" if extra == "base" else extra)
+    script = Path("tests/support/extra_smoke.py").resolve()
+    with (
+        tempfile.TemporaryDirectory(prefix=f"adk-fluent-extra-{extra}-") as folder,
+        session.chdir(folder),
+    ):
+        session.run("python", str(script), extra)
+
+
+@nox.session(python=None)
+def docs_as_user(session: nox.Session) -> None:
+    """Every python block of README.md and docs/ again, with adk-fluent installed as a wheel with
+    the extras the pages use (tests/support/doc_blocks.py runs each block outside the checkout,
+    the checkout off sys.path); the test checks the package is not the source tree."""
+    _install_as_user(session, USER_EXTRAS)
+    session.install("pytest>=8", "pytest-asyncio>=0.23", "pytest-xdist>=3.5", "hypothesis>=6.100")
+    session.env["ADK_FLUENT_DOCS_AS_USER"] = "1"
+    session.env["PYTHONDONTWRITEBYTECODE"] = ""
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "-n", "auto", "tests/behaviour/docs")
 
 
 @nox.session(python=None)

@@ -191,4 +191,27 @@ BEHAVIOUR_NOTES: dict[str, tuple[str, str]] = {
         "Callbacks that do not take these names are wrapped at compile time so that ADK's call "
         "binds (adk/compile.py's table must equal this row).",
     ),
+    "runner_takes_state_delta": (
+        "Does `Runner.run_async(state_delta=...)` store the delta with the user's message when "
+        "the root is an LlmAgent?",
+        "`run(state=...)` passes it there; where no, the state is stored as a content-less "
+        "user event just before the turn (docs/sessions.md).",
+    ),
+    "workflow_runs_transfers": (
+        "Does an agent node of a Workflow graph run the agent it transfers to inside the graph "
+        "(no where there are no Workflow graphs)?",
+        "The Workflow compile target is offered only where yes (docs/workflow.md).",
+    ),
+    "confirmation_redelivery_accepted": (
+        "Does ADK take a tool-confirmation answer delivered a second time (a client retry) "
+        "without failing?",
+        "`tool_approval` ends such a retried turn before the agent runs where no; the call "
+        "ran (or was rejected) once either way.",
+    ),
+    "unanswered_calls_reach_the_model": (
+        "Does a function call that never got its response (the tool raised, or a timeout "
+        "cancelled it) reach the agent's next model request unanswered (which Gemini refuses)?",
+        "Where yes, a plugin leaves such calls out of the model request, as newer releases do; "
+        "the stored event keeps them (adk/plugins/tool_history.py).",
+    ),
 }

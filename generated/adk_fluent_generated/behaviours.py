@@ -42,6 +42,11 @@ BEHAVIOURS: dict[str, tuple[tuple[str, str, Any], ...]] = {
             },
         ),
     ),
+    "confirmation_redelivery_accepted": (
+        ("1.25.0", "2.4.0", True),
+        ("2.5.0", "2.6.0", False),
+        ("2.6.1", "2.13.0", True),
+    ),
     "include_contents_none_keeps": (("1.25.0", "2.13.0", "latest_agent_reply"),),
     "other_agent_reply_format": (
         ("1.25.0", "2.7.1", "for_context"),
@@ -51,13 +56,26 @@ BEHAVIOURS: dict[str, tuple[tuple[str, str, Any], ...]] = {
         ("1.25.0", "1.30.0", False),
         ("1.31.0", "2.13.0", True),
     ),
+    "runner_takes_state_delta": (
+        ("1.25.0", "1.39.1", True),
+        ("2.0.0", "2.1.0", False),
+        ("2.2.0", "2.13.0", True),
+    ),
     "temp_keys_carry_over": (
         ("1.25.0", "1.26.0", False),
         ("1.27.1", "2.13.0", True),
     ),
+    "unanswered_calls_reach_the_model": (
+        ("1.25.0", "2.9.2", True),
+        ("2.10.0", "2.13.0", False),
+    ),
     "workflow_agents_warn": (
         ("1.25.0", "1.39.1", False),
         ("2.0.0", "2.13.0", True),
+    ),
+    "workflow_runs_transfers": (
+        ("1.25.0", "2.3.0", False),
+        ("2.4.0", "2.13.0", True),
     ),
 }
 

@@ -85,13 +85,15 @@ def field_releases_text(class_name: str, field: str) -> str:
 # Each fork is decided by what the installed ADK does, never by its version number: ADK changed
 # some of them inside 1.x (plugin-edit persistence and temp: keys between 1.30 and 1.31). The
 # scans asked every supported release the probes of adk/probes.py; a release they cover is
-# answered from that table, any other (a release newer than the scans) runs the probe once.
+# answered from that table. Any other (a release newer than the scans) is asked once per
+# process, in a child process: a probe runs real ADK turns, whose spans, metrics and log lines
+# must not reach the user's telemetry.
 
 
 @functools.cache
 def behaviour(name: str) -> Any:
     """The installed ADK's answer to probe `name` (adk/probes.py): the scans' answer for a
-    scanned release, else the probe's, run now, once per process."""
+    scanned release, else the probes' answers asked once per process in a child process."""
     from adk_fluent.adk.probes import PROBES
 
     if name not in PROBES:
@@ -99,7 +101,29 @@ def behaviour(name: str) -> Any:
     try:
         return behaviour_on(name, adk_version())
     except UnknownBehaviour:
-        return PROBES[name]()
+        return _unscanned_answers()[name]
+
+
+@functools.cache
+def _unscanned_answers() -> dict[str, Any]:
+    """Every probe's answer on an installed release the scans do not cover, from a child
+    process; where no child can answer (an embedded interpreter, say), the probes run here,
+    and that once their turns may show in the user's telemetry (said in a warning log line)."""
+    import logging
+    import subprocess
+
+    from adk_fluent.adk.probes import answers_in_child_process, run_all
+
+    try:
+        return answers_in_child_process()
+    except (OSError, subprocess.SubprocessError, ValueError) as failure:
+        logging.getLogger("adk_fluent").warning(
+            "google-adk %s is newer than adk-fluent's scans and its behaviour probes could not "
+            "run in a child process (%s); they run in this process once",
+            adk_version(),
+            failure,
+        )
+        return run_all()
 
 
 def plugin_edits_are_stored() -> bool:
@@ -111,6 +135,12 @@ def plugin_edits_are_stored() -> bool:
 def workflow_agents_warn() -> bool:
     """Whether constructing Sequential/Parallel/LoopAgent warns about Workflow (ADK 2.x)."""
     return bool(behaviour("workflow_agents_warn"))
+
+
+def confirmation_redelivery_accepted() -> bool:
+    """Whether ADK takes a tool-confirmation answer delivered again (a client retry) without
+    failing (2.6 raises "Tool ... does not require confirmation" on it)."""
+    return bool(behaviour("confirmation_redelivery_accepted"))
 
 
 def temp_keys_carry_over() -> bool:
@@ -232,13 +262,17 @@ def classic_agents_available() -> bool:
     return True
 
 
-@functools.cache
 def runner_takes_state_delta() -> bool:
     """Whether the installed Runner stores `run_async(state_delta=...)` with the user's message
-    (probes.runner_takes_state_delta; 2.0.0 drops it for an LlmAgent root). Asked once."""
-    from adk_fluent.adk.probes import runner_takes_state_delta as probe
+    (probes.runner_takes_state_delta; 2.0.0 and 2.1.0 drop it for an LlmAgent root)."""
+    return bool(behaviour("runner_takes_state_delta"))
 
-    return probe()
+
+def unanswered_calls_reach_the_model() -> bool:
+    """Whether a function call left without its response (the tool raised, or adk-fluent's
+    timeout cancelled it) stays in the next model request unanswered, which Gemini refuses:
+    then adk-fluent's UnansweredCallsPlugin leaves it out of the request, as newer ADK does."""
+    return bool(behaviour("unanswered_calls_reach_the_model"))
 
 
 @functools.cache
@@ -252,11 +286,35 @@ def workflow_graphs_missing() -> str | None:
         return f"google-adk {adk_version()} has no Workflow graphs (google.adk.workflow, ADK 2.x)"
     if "mode" not in installed_fields("LlmAgent"):
         return f"google-adk {adk_version()}'s LlmAgent has no 'mode' to run as a chat node"
-    from adk_fluent.adk.probes import workflow_runs_transfers
-
-    if not workflow_runs_transfers():  # 2.0 ends a graph node at the transfer (2.4 does not)
+    if not behaviour("workflow_runs_transfers"):  # 2.0 ends a node at the transfer (2.4 does not)
         return (
             f"google-adk {adk_version()}'s Workflow ends an agent at a transfer instead of "
             "running the agent it transfers to"
         )
     return None
+
+
+def hide_adk_wrapper(error: BaseException) -> BaseException:
+    """`error` as the user should see it: ADK 2.x re-raises a failed node's exception (a tool's,
+    a model's) inside `except DynamicNodeFailError`, a private wrapper whose `.error` is that
+    very exception, so the traceback would open with ADK's wrapper and "During handling of the
+    above exception, another exception occurred". Such a context is hidden from the traceback
+    (as `raise ... from None` does; `__context__` still holds it). A context of the user's own
+    (a tool raising inside its own `except`) is left as it is; 1.x raises without a wrapper."""
+    context = error.__context__
+    if context is not None and getattr(context, "error", None) is error:
+        error.__suppress_context__ = True
+    return error
+
+
+@functools.cache
+def to_a2a_takes_executor_factory() -> bool:
+    """Whether ADK's `to_a2a` takes `agent_executor_factory` (ADK 2.x), through which a served
+    pipeline gets adk-fluent's A2A executor (streaming, cancellation, only declared metadata in
+    a response). Without it (ADK 1.x) `remote` mounts a2a-sdk's own app around that executor,
+    as 1.x's `to_a2a` does around its default one. Needs a2a-sdk (the `a2a` extra)."""
+    import inspect
+
+    from google.adk.a2a.utils.agent_to_a2a import to_a2a
+
+    return "agent_executor_factory" in inspect.signature(to_a2a).parameters

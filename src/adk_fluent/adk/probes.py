@@ -294,26 +294,21 @@ def callback_keywords() -> dict[str, tuple[str, ...]]:
     return {field: seen.get(field, ()) for field in fields}
 
 
-# name -> probe; the names are the keys of adk_fluent_generated.behaviours.BEHAVIOURS
-PROBES: dict[str, Callable[[], Any]] = {
-    "plugin_edits_are_stored": plugin_edits_are_stored,
-    "workflow_agents_warn": workflow_agents_warn,
-    "temp_keys_carry_over": temp_keys_carry_over,
-    "other_agent_reply_format": other_agent_reply_format,
-    "include_contents_none_keeps": include_contents_none_keeps,
-    "callback_keywords": callback_keywords,
-}
-
-
 def workflow_runs_transfers() -> bool:
     """Whether an agent of an ADK Workflow graph (run in chat mode, alone in a one-node Workflow,
-    as the workflow target places it) runs the agent it transfers to inside the graph. Not in
-    PROBES (the release scans): it is asked only of a release that has Workflow graphs, once.
+    as the workflow target places it) runs the agent it transfers to inside the graph; False
+    where there are no Workflow graphs or LlmAgent has no `mode` (ADK 1.x).
 
     Scenario: `lead` transfers to its sub-agent `helper`, which replies; is helper's reply
     stored?"""
     from google.adk.agents import LlmAgent
-    from google.adk.workflow import START, Workflow
+
+    try:
+        from google.adk.workflow import START, Workflow
+    except ImportError:
+        return False
+    if "mode" not in LlmAgent.model_fields:
+        return False
 
     helper = LlmAgent(
         name="helper", model=_scripted_model(["probe-helper-reply"], []), description="Helps."
@@ -339,10 +334,10 @@ def workflow_runs_transfers() -> bool:
 
 def runner_takes_state_delta() -> bool:
     """Whether `Runner.run_async(state_delta=...)` puts the delta in the session when the root
-    is an LlmAgent. Not in PROBES (the release scans): asked once, by the first run(state=...).
+    is an LlmAgent.
 
-    2.0.0 runs an LlmAgent (or Workflow) root through its node runner, which takes the argument
-    and drops it; 1.x and 2.4 and later store it with the user's message."""
+    2.0.0 and 2.1.0 run an LlmAgent (or Workflow) root through their node runner, which takes
+    the argument and drops it; 1.x and 2.2 and later store it with the user's message."""
     from google.adk.agents import LlmAgent
     from google.adk.apps.app import App
     from google.adk.runners import Runner
@@ -372,9 +367,184 @@ def runner_takes_state_delta() -> bool:
         return bool(_in_worker_thread(probe))
 
 
+def confirmation_redelivery_accepted() -> bool:
+    """Whether ADK takes a tool-confirmation answer delivered a second time (a client retry)
+    without failing, when the confirmation was requested from a before_tool callback.
+
+    Scenario: an LLM agent's callback asks to confirm its tool call; the user approves, the tool
+    runs; the user sends the same answer again. Some 2.x releases (2.6) look only at the call's
+    latest response for the request and raise "Tool ... does not require confirmation"."""
+    from google.adk.agents import LlmAgent
+    from google.adk.apps.app import App
+    from google.adk.runners import Runner
+    from google.adk.sessions import InMemorySessionService
+    from google.genai import types
+
+    def probe_tool() -> str:
+        """Do the probed thing."""
+        return "ran"
+
+    def ask_first(tool: Any, args: Any, tool_context: Any) -> Any:
+        if getattr(tool_context, "tool_confirmation", None) is None:
+            tool_context.request_confirmation(hint="probe")
+            return {"error": "pending"}
+        return None
+
+    async def probe() -> bool:
+        agent = LlmAgent(
+            name="probe_agent",
+            model=_scripted_model([("probe_tool", {}), "done", "done", "done"], []),
+            tools=[probe_tool],
+            before_tool_callback=ask_first,
+        )
+        service = InMemorySessionService()
+        runner = Runner(app=App(name="adk_fluent_probe", root_agent=agent), session_service=service)
+        session = await service.create_session(app_name="adk_fluent_probe", user_id="probe")
+
+        async def turn(parts: list[Any]) -> list[Any]:
+            message = types.Content(role="user", parts=parts)
+            return [
+                event
+                async for event in runner.run_async(
+                    user_id="probe", session_id=session.id, new_message=message
+                )
+            ]
+
+        asked = [
+            call.id
+            for event in await turn([types.Part(text=_USER_TEXT)])
+            for call in event.get_function_calls()
+            if call.name == "adk_request_confirmation"
+        ]
+        if not asked:
+            return True  # nothing to deliver twice: nothing can fail on it
+        answer = types.Part(
+            function_response=types.FunctionResponse(
+                id=asked[0], name="adk_request_confirmation", response={"confirmed": True}
+            )
+        )
+        await turn([answer])
+        try:
+            await turn([answer])
+        except Exception:  # noqa: BLE001 - however a release reports it, the retry failed
+            return False
+        return True
+
+    with warnings.catch_warnings():  # ADK's experimental-feature notes are not the caller's
+        warnings.simplefilter("ignore")
+        return bool(_in_worker_thread(probe))
+
+
+def unanswered_calls_reach_the_model() -> bool:
+    """Whether a function call that never got its response (the tool raised, or its task was
+    cancelled) is still in the agent's next model request, unanswered: Gemini refuses such a
+    request (400). Newer releases leave the call out of the request (the stored event keeps it).
+
+    Scenario: an agent's tool raises in one turn; the user says something in the next turn; is
+    the call in that turn's model request without a response after it?"""
+    from google.adk.agents import LlmAgent
+    from google.adk.apps.app import App
+    from google.adk.runners import Runner
+    from google.adk.sessions import InMemorySessionService
+    from google.genai import types
+
+    requests: list[Any] = []
+
+    def probe_tool() -> str:
+        """Fail."""
+        raise RuntimeError("probe-tool-failure")
+
+    async def probe() -> bool:
+        agent = LlmAgent(
+            name="probe_agent",
+            model=_scripted_model([("probe_tool", {}), "done"], requests),
+            tools=[probe_tool],
+        )
+        service = InMemorySessionService()
+        runner = Runner(app=App(name="adk_fluent_probe", root_agent=agent), session_service=service)
+        session = await service.create_session(app_name="adk_fluent_probe", user_id="probe")
+        for text in (_USER_TEXT, _USER_TEXT + "-again"):
+            message = types.Content(role="user", parts=[types.Part(text=text)])
+            try:
+                async for _ in runner.run_async(
+                    user_id="probe", session_id=session.id, new_message=message
+                ):
+                    pass
+            except Exception:  # noqa: BLE001 - the first turn ends with the tool's error, raised
+                pass  # however the release wraps it
+        contents = list(requests[-1].contents or [])
+        for index, content in enumerate(contents):
+            answered = [
+                part.function_response.name
+                for part in (contents[index + 1].parts if index + 1 < len(contents) else []) or []
+                if part.function_response
+            ]
+            for part in content.parts or []:
+                if part.function_call and part.function_call.name not in answered:
+                    return True
+        return False
+
+    with warnings.catch_warnings():  # ADK's own notes (and the logged failure) are not ours
+        warnings.simplefilter("ignore")
+        return bool(_in_worker_thread(probe))
+
+
+# name -> probe; the names are the keys of adk_fluent_generated.behaviours.BEHAVIOURS
+PROBES: dict[str, Callable[[], Any]] = {
+    "plugin_edits_are_stored": plugin_edits_are_stored,
+    "workflow_agents_warn": workflow_agents_warn,
+    "temp_keys_carry_over": temp_keys_carry_over,
+    "other_agent_reply_format": other_agent_reply_format,
+    "include_contents_none_keeps": include_contents_none_keeps,
+    "callback_keywords": callback_keywords,
+    "workflow_runs_transfers": workflow_runs_transfers,
+    "runner_takes_state_delta": runner_takes_state_delta,
+    "confirmation_redelivery_accepted": confirmation_redelivery_accepted,
+    "unanswered_calls_reach_the_model": unanswered_calls_reach_the_model,
+}
+
+
 def run_all() -> dict[str, Any]:
     """Every probe's answer on the installed ADK."""
     return {name: probe() for name, probe in sorted(PROBES.items())}
+
+
+def answers_in_child_process(timeout: float = 120.0) -> dict[str, Any]:
+    """Every probe's answer on the installed ADK, asked in a child process of this Python: for a
+    release the scans do not cover. A probe runs real ADK turns, and in this process their
+    spans, metric points and log lines would reach the user's telemetry (a tracer or meter
+    provider the user installed): the child runs them with OpenTelemetry's SDK disabled and
+    prints only the answers. OSError, subprocess.SubprocessError or ValueError when the child
+    cannot answer (no Python at sys.executable, a probe that fails, output that is not JSON)."""
+    import os
+    import subprocess
+
+    env = {key: value for key, value in os.environ.items() if not key.startswith("OTEL_")}
+    env["OTEL_SDK_DISABLED"] = "true"  # a provider the child sets up itself records nothing
+    result = subprocess.run(
+        [sys.executable, "-m", "adk_fluent.adk.probes"],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        check=False,
+    )
+    if result.returncode != 0:
+        tail = " | ".join(result.stderr.strip().splitlines()[-3:])
+        raise subprocess.SubprocessError(f"the probes exited with {result.returncode}: {tail}")
+    answers = json.loads(result.stdout)
+    if not isinstance(answers, dict):
+        raise ValueError("the probes printed something other than a JSON object")
+    return {name: _frozen(value) for name, value in answers.items()}
+
+
+def _frozen(value: Any) -> Any:
+    """A JSON answer as the scans' table holds it: lists become tuples (JSON has no tuples)."""
+    if isinstance(value, list):
+        return tuple(_frozen(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _frozen(item) for key, item in value.items()}
+    return value
 
 
 if __name__ == "__main__":  # `python -m adk_fluent.adk.probes`: the answers as JSON, for scans

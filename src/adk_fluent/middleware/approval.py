@@ -21,7 +21,10 @@ Everything the resume needs is in the stored session, so a new Runner (a restart
 the same store resumes it; no `ResumabilityConfig` (ExecutionConfig(resumable=True)) is needed
 on either ADK end. An answer delivered twice (a client retry) runs the call once: ADK 1.x would
 run it again for the second delivery, so a call that already has a result after an answer gets
-that result back instead of running.
+that result back instead of running; where ADK fails on a retried answer instead (2.5.0 to
+2.6.0 raise "Tool ... does not require confirmation": the probe
+`confirmation_redelivery_accepted`), the retried turn ends before the agent runs, with an empty
+reply, as newer releases end it.
 
 Inside a pipeline, what follows the asking agent is ADK's to decide and differs by release:
 the turn ends at the request on 2.x and on 1.x with resumable=True, but on 1.x without it the
@@ -35,11 +38,15 @@ import inspect
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from google.genai import types
+
+from adk_fluent.adk.compat import confirmation_redelivery_accepted
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware
 from adk_fluent.middleware.arguments import checked_callable
 
 NAME = "tool_approval"
+CONFIRMATION = "adk_request_confirmation"  # ADK's name for the request and its answer
 PENDING = "This tool call needs a person's approval; it has not run. Wait for the answer."
 
 
@@ -159,6 +166,35 @@ class ToolApproval(Middleware):
         # the placeholder is no answer: the model is not asked to summarise it
         tool_context.actions.skip_summarization = True
         return {"error": PENDING}
+
+    async def before_agent_callback(self, *, agent: Any, callback_context: Any) -> Any:
+        # A retried answer (the same confirmation delivered again) makes some releases' ADK
+        # fail before any callback of ours runs (2.6: "Tool ... does not require
+        # confirmation"). The call ran (or was rejected) at the first delivery, so the retried
+        # turn ends here, with nothing run again, as newer releases end it.
+        if confirmation_redelivery_accepted():
+            return None
+        if not _answers_again(callback_context.session.events):
+            return None
+        return types.Content(role="model", parts=[])
+
+
+def _answers_again(events: list[Any]) -> bool:
+    """Whether the latest user message answers only confirmation requests an earlier user
+    message already answered (the message is stored before any agent runs). Read from the
+    session: some releases give a resumed agent no `user_content`."""
+    answers = [
+        {
+            response.id
+            for response in event.get_function_responses()
+            if response.name == CONFIRMATION and response.id
+        }
+        for event in events
+        if event.author == "user"
+    ]
+    if not answers or not answers[-1]:
+        return False
+    return answers[-1] <= set().union(*answers[:-1])
 
 
 def _earlier_result(tool_context: Any, tool_name: str) -> dict[str, Any] | None:

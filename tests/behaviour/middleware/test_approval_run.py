@@ -132,6 +132,35 @@ async def test_an_approval_delivered_twice_still_runs_the_call_once():
     assert {"refunded": 500} in tool_responses(model.requests["desk"][-1], "refund")
 
 
+async def test_after_a_retried_answer_the_conversation_goes_on_and_the_store_keeps_both():
+    # where ADK fails on a retried answer (2.6), the retried turn ends before the agent runs;
+    # on every release the next turn's request is well formed and both answers are stored
+    ledger = Ledger()
+    model = ScriptedModel(
+        {"desk": [call("refund", amount=500), "Refunded.", "Already done.", "Anything else?"]}
+    )
+    runner, sid = await plain(desk(model, ledger), tool_approval(["refund"]))
+    (request,) = confirmation_requests(await turn(runner, sid, message("refund 500")))
+    await turn(runner, sid, answer(request.id, True))
+    await turn(runner, sid, answer(request.id, True))
+    events = await turn(runner, sid, message("thanks"))
+    assert ledger.runs == [500]
+    assert last_text(events) in {"Already done.", "Anything else?"}
+    last_request = model.requests["desk"][-1]
+    assert all(content.parts for content in last_request.contents)  # no empty turn sent
+    assert "thanks" in [p.text for c in last_request.contents for p in c.parts or [] if p.text]
+    stored = await runner.session_service.get_session(
+        app_name=runner.app_name, user_id="u", session_id=sid
+    )
+    answers = [
+        response.id
+        for event in stored.events
+        if event.author == "user"
+        for response in event.get_function_responses()
+    ]
+    assert answers == [request.id, request.id]  # the retry is kept, not dropped
+
+
 async def test_a_rejected_call_never_runs_and_the_model_is_told():
     ledger = Ledger()
     model = ScriptedModel({"desk": [call("refund", amount=500), "I could not refund that."]})

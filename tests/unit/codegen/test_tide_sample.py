@@ -66,12 +66,15 @@ def test_at_least_four_releases_between_the_ends_and_the_two_lines_edges() -> No
     assert len(set(SAMPLE) - edges) >= 4
 
 
-def test_ci_rotates_through_the_middle_of_the_sample(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ci_rotates_through_every_scanned_release_between_the_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import noxfile  # the real helpers; importing registers its sessions with nox, nothing else
 
-    middle = SAMPLE[1:-1]
+    middle = [v for v in SCANNED_ADK_VERSIONS if v not in (SAMPLE[0], SAMPLE[-1])]
+    assert set(SAMPLE[1:-1]) < set(middle)  # more than the sample: 2.6.0 broke outside it
     picks = {noxfile.pick_middle(f"{n:08x}") for n in range(len(middle))}
-    assert picks == set(middle)  # successive commits walk every middle release
+    assert picks == set(middle)  # successive commits walk every scanned middle release
     assert noxfile.pick_middle("0000000a" + "f" * 32) == noxfile.pick_middle("0000000a")
     monkeypatch.setenv("ADK_FLUENT_TIDE_RELEASE", "2.4.0")
     assert noxfile.rotating_middle() == "2.4.0"
