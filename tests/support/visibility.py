@@ -26,6 +26,7 @@ class Outcome:
     state: dict[str, Any]
     backend: Any
     artifact_service: Any = None
+    session_service: Any = None
 
     def client_texts(self) -> list[tuple[str, str]]:
         """(author, text) of every text the client received (partials included)."""
@@ -63,7 +64,7 @@ async def run_turn(
     Runner gets an in-memory artifact service as adk web / api_server have, unless `artifacts`
     is False."""
     backend = backend or mock_backend(scripts)
-    artifact_service = None
+    artifact_service = reload = None
     if way == "fluent":
         events = await pipeline.run(
             prompt,
@@ -102,13 +103,16 @@ async def run_turn(
     return Outcome(
         client,
         [
-            await restore_content(e, artifact_service=artifact_service, session=session)
+            await restore_content(
+                e, artifact_service=artifact_service, session=session, session_service=reload
+            )
             for e in session.events
         ],
         list(session.events),
         dict(session.state),
         backend,
         artifact_service,
+        reload,
     )
 
 

@@ -132,6 +132,12 @@ def build_app(
     # they sit (adk/custom_agents/halt.py). Middleware next, with the visibility plugin as the last
     # stage of its chain (adk/plugins/middleware.py says why), then the user's own plugins.
     plugins: list[Any] = [HaltPlugin(), *_middleware_and(visibility, root, compiler, config)]
+    from adk_fluent.adk.compat import unanswered_calls_reach_the_model
+
+    if unanswered_calls_reach_the_model():  # before the user's plugins see any request
+        from adk_fluent.adk.plugins.tool_history import UnansweredCallsPlugin
+
+        plugins.append(UnansweredCallsPlugin())
     plugins.extend(config.plugins)
     if config.custom_metadata:
         from adk_fluent.adk.plugins.run_metadata import RunMetadataPlugin

@@ -1,6 +1,7 @@
-"""A google.genai Content kept as a session artifact (JSON bytes in one Part): how adk-fluent
-sets text aside where no client receives it (an event's artifact_delta carries only names and
-versions, never content)."""
+"""Where filtered mode keeps an event's content that no client may receive, and how it gets it
+back: a session artifact (JSON bytes in one Part: an event's artifact_delta carries only names
+and versions, never content), or, where the artifact store would not outlive the session store,
+a companion session in the session store itself (see `companion_app`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import json
 from typing import Any
 
 MIME = "application/json"
+# In a companion session's event: the id of the event whose content it keeps.
+HIDDEN_OF = "adk_fluent.hidden_of"
 
 
 def content_as_part(content: Any) -> Any:
@@ -23,3 +26,64 @@ def content_from_part(part: Any) -> Any:
     from google.genai import types
 
     return types.Content.model_validate(json.loads(part.inline_data.data))
+
+
+def artifacts_last_as_long(artifact_service: Any, session_service: Any) -> bool:
+    """Whether what `artifact_service` keeps lives as long as what `session_service` keeps: not
+    when artifacts are held in the server's memory (`--artifact_service_uri memory://`) while
+    sessions are in a database, a restart would keep the events and lose the texts."""
+    from google.adk.artifacts.in_memory_artifact_service import InMemoryArtifactService
+    from google.adk.sessions.in_memory_session_service import InMemorySessionService
+
+    if not isinstance(artifact_service, InMemoryArtifactService):
+        return True  # a file, GCS or custom store: kept beside the sessions it belongs to
+    return isinstance(session_service, InMemorySessionService)
+
+
+def companion_app(app_name: str) -> str:
+    """The app name under which the session store keeps the hidden texts of `app_name`'s
+    sessions: one companion session per session (same user and session id). ADK's servers list
+    the apps of their agents folder only, so no UI lists it; like an artifact, it is read by a
+    caller that asks for it by name."""
+    return f"{app_name}.adk_fluent_hidden"
+
+
+async def keep_in_companion(session_service: Any, session: Any, event: Any) -> None:
+    """Append `event`'s content to the companion session of `session` (created when missing)."""
+    from google.adk.events.event import Event
+    from google.adk.sessions.base_session_service import GetSessionConfig
+
+    where = {
+        "app_name": companion_app(session.app_name),
+        "user_id": session.user_id,
+        "session_id": session.id,
+    }
+    # read afresh before each append: a database store refuses an append to a stale session
+    companion = await session_service.get_session(
+        **where, config=GetSessionConfig(num_recent_events=1)
+    )
+    if companion is None:
+        companion = await session_service.create_session(**where)
+    kept = Event(
+        author=event.author,
+        invocation_id=event.invocation_id,
+        content=event.content,
+        custom_metadata={HIDDEN_OF: event.id},
+    )
+    await session_service.append_event(session=companion, event=kept)
+
+
+async def companion_contents(
+    session_service: Any, app_name: str, user_id: str, session_id: str
+) -> dict[str, Any]:
+    """Event id -> the content the companion session of that session keeps for it."""
+    companion = await session_service.get_session(
+        app_name=companion_app(app_name), user_id=user_id, session_id=session_id
+    )
+    if companion is None:
+        return {}
+    return {
+        str((kept.custom_metadata or {})[HIDDEN_OF]): kept.content
+        for kept in companion.events
+        if HIDDEN_OF in (kept.custom_metadata or {}) and kept.content is not None
+    }

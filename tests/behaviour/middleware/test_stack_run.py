@@ -367,6 +367,10 @@ class UserPlugin(BasePlugin):
 
 
 def test_the_apps_plugins_are_halt_middleware_then_the_users():
+    from adk_fluent.adk.compat import unanswered_calls_reach_the_model
+
+    # where ADK sends a failed tool's call unanswered, adk-fluent's fix for it comes next
+    fix = ["adk_fluent_unanswered_calls"] if unanswered_calls_reach_the_model() else []
     model = ScriptedModel({"planner": [], "writer": []})
     user_plugin = UserPlugin()
     with_mw = writer_pipeline(model).to_app(
@@ -375,18 +379,21 @@ def test_the_apps_plugins_are_halt_middleware_then_the_users():
     assert [p.name for p in with_mw.plugins] == [
         "adk_fluent_halt",
         "adk_fluent_middleware",
+        *fix,
         "user_plugin",
     ]
     on_a_node = scripted(model, "planner") >> scripted(model, "writer").middleware(Answer("x"))
     assert [p.name for p in on_a_node.to_app(ExecutionConfig(plugins=(user_plugin,))).plugins] == [
         "adk_fluent_halt",
         "adk_fluent_middleware",
+        *fix,
         "user_plugin",
     ]
     without = writer_pipeline(model).to_app(ExecutionConfig(plugins=(user_plugin,)))
     assert [p.name for p in without.plugins] == [
         "adk_fluent_halt",
         "adk_fluent_visibility",
+        *fix,
         "user_plugin",
     ]
 

@@ -75,11 +75,12 @@ async def runner_turn(
             run_config=RunConfig(streaming_mode=StreamingMode.SSE),
         )
     ]
-    session = await fresh_db_service(url).get_session(
-        app_name=APP, user_id=USER, session_id=session_id
-    )
+    reload = fresh_db_service(url)
+    session = await reload.get_session(app_name=APP, user_id=USER, session_id=session_id)
     restored = [
-        await restore_content(event, artifact_service=artifacts, session=session)
+        await restore_content(
+            event, artifact_service=artifacts, session=session, session_service=reload
+        )
         for event in session.events
     ]
     return Turn(client, restored, dict(session.state), backend)

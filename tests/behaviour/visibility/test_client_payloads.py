@@ -15,9 +15,9 @@ from adk_fluent.adk.compat import (
     plugin_edits_are_stored,
     workflow_agents_warn,
 )
-from adk_fluent.adk.event_visibility import HIDDEN_CONTENT, HIDDEN_REF, for_client
+from adk_fluent.adk.event_visibility import HIDDEN_REF, for_client
 from tests.conftest import request_texts
-from tests.support.visibility import run_turn
+from tests.support.visibility import APP, run_turn
 
 SECRET = "SECRET-PLAN-7"
 # the thinker has no .outputs(): its text is meant to live in history only
@@ -106,21 +106,58 @@ async def test_later_turns_see_what_an_annotated_run_sees(store, db_dir):
     assert any(f"{SECRET} turn 0" in t for t in seen["filtered"][1])
 
 
-async def test_without_an_artifact_service_the_text_is_kept_in_metadata(store, caplog):
-    caplog.set_level(logging.WARNING, logger="adk_fluent.visibility")
+async def test_without_an_artifact_service_the_session_store_keeps_the_text(store):
+    """No artifact service: the text is kept in the session store's companion session, never in
+    the event's metadata (which every client receives), and later turns still see it."""
     outcome = await run_turn(
         plan_then_write("filtered"), scripts(), way="runner", store=store, artifacts=False
     )
     thinker = next(e for e in outcome.raw_stored if e.author == "thinker")
-    warned = [r for r in caplog.records if "no artifact_service" in r.getMessage()]
+    for event in outcome.client:
+        assert SECRET not in event.model_dump_json()
     if plugin_edits_are_stored():
-        assert thinker.content is None
-        assert thinker.custom_metadata[HIDDEN_CONTENT]["parts"][0]["text"] == f"{SECRET} turn 0"
-        assert len(warned) == 1
+        assert thinker.content is None and SECRET not in thinker.model_dump_json()
+        assert thinker.custom_metadata[HIDDEN_REF] == {"session": f"{APP}.adk_fluent_hidden"}
     else:
-        assert thinker.content.parts[0].text == f"{SECRET} turn 0" and not warned
+        assert thinker.content.parts[0].text == f"{SECRET} turn 0"
     assert outcome.client_texts() == [("writer", "Done. saw-plan=yes")]
     assert outcome.stored_texts()[0] == ("thinker", f"{SECRET} turn 0")  # nothing lost
+
+
+async def test_a_failing_artifact_service_hands_the_text_to_the_session_store(
+    sqlite_url, db_dir, caplog
+):
+    from google.adk.artifacts.file_artifact_service import FileArtifactService
+    from google.adk.runners import Runner
+    from google.genai import types
+
+    from adk_fluent import restore_content
+    from adk_fluent.testing import mock_backend
+    from tests.conftest import fresh_db_service
+
+    class BrokenArtifacts(FileArtifactService):  # durable, so the plugin tries it first
+        async def save_artifact(self, **kwargs):
+            raise OSError("disk full")
+
+    caplog.set_level(logging.ERROR, logger="adk_fluent.visibility")
+    service = fresh_db_service(sqlite_url)
+    app = plan_then_write("filtered").to_app(backend=mock_backend(scripts()))
+    runner = Runner(
+        app=app, session_service=service, artifact_service=BrokenArtifacts(db_dir / "a")
+    )
+    await service.create_session(app_name=APP, user_id="u", session_id="s")
+    message = types.Content(role="user", parts=[types.Part(text="go")])
+    client = [e async for e in runner.run_async(user_id="u", session_id="s", new_message=message)]
+    assert all(SECRET not in e.model_dump_json() for e in client)
+    reload = fresh_db_service(sqlite_url)
+    session = await reload.get_session(app_name=APP, user_id="u", session_id="s")
+    restored = [
+        await restore_content(e, session=session, session_service=reload) for e in session.events
+    ]
+    texts = [p.text for e in restored if e.author == "thinker" for p in e.content.parts]
+    assert texts == [f"{SECRET} turn 0"]
+    failed = [r for r in caplog.records if "disk full" in (r.exc_text or "")]
+    assert len(failed) == (1 if plugin_edits_are_stored() else 0)
 
 
 @pytest.mark.parametrize("way", ["fluent", "runner"])

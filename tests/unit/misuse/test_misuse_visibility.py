@@ -20,6 +20,11 @@ def _hidden_event() -> Event:
     return Event(author="planner", custom_metadata={"adk_fluent.hidden_ref": reference})
 
 
+def _kept_in_session_store() -> Event:
+    reference = {"session": "adk_fluent_app.adk_fluent_hidden"}
+    return Event(author="planner", custom_metadata={"adk_fluent.hidden_ref": reference})
+
+
 CASES = [
     case("visibility-app-name-user", _app(app_name="user"), "app_name", "user", error=BuildError),
     case("visibility-app-name-dash", _app(app_name="my-app"), "app_name", "my-app"),
@@ -38,6 +43,14 @@ CASES = [
         "planner",
         "adk_fluent.hidden.e1.json",
         "artifact_service",
+        error=AdkFluentError,
+    ),
+    case(
+        "visibility-restore-without-session-service",
+        lambda: restore_content(_kept_in_session_store()),
+        "planner",
+        "adk_fluent_app.adk_fluent_hidden",
+        "session_service",
         error=AdkFluentError,
     ),
 ]

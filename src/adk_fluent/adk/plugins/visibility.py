@@ -13,18 +13,24 @@ So the mechanism is:
 
 1. Annotations are put on model responses in `after_model_callback`, before ADK turns them into
    events, so the stored event carries them on every release (a reloaded history can be
-   filtered exactly as the live stream was). `on_event_callback` annotates every other event.
+   filtered exactly as the live stream was). `on_event_callback` annotates every other event;
+   on store-then-plugin releases that is too late for the store, so the plugin also keeps the
+   annotations of the agent running now in the invocation's run metadata
+   (`RunConfig.custom_metadata`, which ADK copies onto every event before storing it, the
+   event's own keys first): tool results and adk-fluent's own steps are stored annotated too.
 2. adk-fluent's own `run` / `stream` filter on the client side, after the Runner has stored the
    event whole: the engine builds its App with an annotate-only plugin.
 3. A plain Runner (adk web, api_server), store-then-plugin: the plugin returns a stripped copy.
-4. A plain Runner, plugin-then-store: the plugin saves the content as a session artifact (ADK's
-   artifact service: lossless, never streamed; the event's `artifact_delta` is left alone so no
-   UI renders it) and keeps only its name and version in `custom_metadata["adk_fluent.hidden_ref"]`.
-   Before each agent runs it puts the text back into the in-memory session the agent's request
-   is built from, so later agents' model requests are what they would be without filtering.
-   Without an artifact service (or when saving fails) the text goes to
-   `custom_metadata["adk_fluent.hidden_content"]` instead (lossless, but clients receive it in
-   metadata), with one logged warning per plugin. `restore_content()` gives the full event back.
+4. A plain Runner, plugin-then-store: the plugin keeps the content where no client receives it
+   and leaves in the event only where: `custom_metadata["adk_fluent.hidden_ref"]`. That is a
+   session artifact (ADK's artifact service: never streamed; the event's `artifact_delta` is
+   left alone so no UI renders it) when the Runner's artifact store lasts as long as its session
+   store; otherwise (no artifact service, artifacts in memory beside a database, a failed save)
+   a companion session in the session store itself (artifact_content.companion_app), which
+   lasts exactly as long as the session. Before each agent runs the plugin puts the text back
+   into the in-memory session the agent's request is built from, so later agents' model
+   requests are what they would be without filtering, after a restart too.
+   `restore_content()` gives the full event back.
 
 Error events, tool confirmation and auth requests, tool calls and responses, and every
 state / artifact delta always reach the client.
@@ -32,14 +38,23 @@ state / artifact delta always reach the client.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections import OrderedDict
 from typing import Any
 
 from google.adk.plugins.base_plugin import BasePlugin
 
-from adk_fluent.adk.artifact_content import content_as_part, content_from_part
-from adk_fluent.adk.compat import plugin_edits_are_stored
+from adk_fluent.adk.artifact_content import (
+    artifacts_last_as_long,
+    companion_app,
+    companion_contents,
+    content_as_part,
+    content_from_part,
+    keep_in_companion,
+)
+from adk_fluent.adk.bounded import remember
+from adk_fluent.adk.compat import invocation_of, plugin_edits_are_stored
 from adk_fluent.adk.event_visibility import (
     HIDDEN_CONTENT,
     HIDDEN_REF,
@@ -55,14 +70,19 @@ from adk_fluent.errors import AdkFluentError
 
 logger = logging.getLogger("adk_fluent.visibility")
 _CACHED_CONTENTS = 1024  # hidden texts kept in memory, so each turn does not reload them all
+_TRACKED_RUNS = 256  # invocations whose running agents are tracked (one that never ends goes)
+_KEYS = frozenset(visibility_metadata(NodeVisibility("user", 0, "")))  # the annotation keys
 
 
-async def restore_content(event: Any, *, artifact_service: Any = None, session: Any = None) -> Any:
+async def restore_content(
+    event: Any, *, artifact_service: Any = None, session: Any = None, session_service: Any = None
+) -> Any:
     """The event with the content filtered mode set aside put back (unchanged otherwise).
 
     For replays and audits of a session stored through a plain Runner on an ADK that stores what
-    plugins return. Text kept in an artifact needs the Runner's `artifact_service` and the
-    stored `session` it belongs to; text kept in metadata (no artifact service) needs neither.
+    plugins return. The stored `session` the event belongs to is needed, with the Runner's
+    `artifact_service` for text kept in an artifact, or its `session_service` for text kept in a
+    companion session. Text an older adk-fluent kept in the event's metadata needs neither.
     """
     if not has_hidden_content(event):
         return event
@@ -73,6 +93,8 @@ async def restore_content(event: Any, *, artifact_service: Any = None, session: 
     if hidden is not None:
         return event.model_copy(update={"content": types.Content.model_validate(hidden)})
     ref = metadata[HIDDEN_REF]
+    if "artifact" not in ref:
+        return await _from_companion(event, ref, session, session_service)
     if artifact_service is None or session is None:
         raise AdkFluentError(
             f"event {event.id} by '{event.author}': its text is in artifact {ref['artifact']!r}."
@@ -95,6 +117,25 @@ async def restore_content(event: Any, *, artifact_service: Any = None, session: 
     return event.model_copy(update={"content": content_from_part(part)})
 
 
+async def _from_companion(event: Any, ref: dict[str, Any], session: Any, service: Any) -> Any:
+    if service is None or session is None:
+        raise AdkFluentError(
+            f"event {event.id} by '{event.author}': its text is in the session store, in "
+            f"app {ref.get('session')!r}."
+            "\n  hint: await restore_content(event, session_service=runner.session_service, "
+            "session=session)."
+        )
+    contents = await companion_contents(service, session.app_name, session.user_id, session.id)
+    content = contents.get(event.id)
+    if content is None:
+        raise AdkFluentError(
+            f"event {event.id} by '{event.author}': its text is not in app "
+            f"{ref.get('session')!r} of this session service."
+            "\n  hint: pass the session service the Runner that stored the session used."
+        )
+    return event.model_copy(update={"content": content})
+
+
 class VisibilityPlugin(BasePlugin):
     """Annotates events with `adk_fluent.visibility`, `.is_user_facing`, `.depth`, `.path`."""
 
@@ -108,11 +149,112 @@ class VisibilityPlugin(BasePlugin):
         # the plugin only annotates, and the store keeps every event whole on every ADK.
         self.filters = filters and mode == "filtered"
         self._contents: OrderedDict[tuple[str, ...], Any] = OrderedDict()
-        self._warned_no_artifacts = False
+        # store-then-plugin releases: per invocation, how many runs of each agent are under
+        # way (see _running)
+        self._runs: OrderedDict[str, dict[str, list[tuple[Any, Any]]]] = OrderedDict()
+        self._composites: dict[str, bool] = {}  # agent name -> whether it has sub-agents
+        self._parents: dict[str, str | None] = {}  # agent name -> its parent's
 
     def info(self, author: str) -> NodeVisibility:
         # Authors we did not compile (the user, a custom agent) are treated as user-facing.
         return self.table.get(author) or NodeVisibility("user", 0, author)
+
+    # -- annotations ------------------------------------------------------------------------
+
+    async def before_run_callback(self, *, invocation_context: Any) -> None:
+        if plugin_edits_are_stored():
+            return None  # what on_event_callback returns is stored: nothing more to do
+        from google.adk.agents.run_config import RunConfig
+
+        # A run config of the invocation's own: the annotations written into it below must
+        # never reach a RunConfig the caller shares between runs or sessions.
+        run_config = invocation_context.run_config or RunConfig()
+        invocation_context.run_config = run_config.model_copy(
+            update={"custom_metadata": dict(run_config.custom_metadata or {})}
+        )
+        return None
+
+    def _running(self, ctx: Any, agent: Any, starts: bool) -> None:
+        """On store-then-plugin releases: ADK copies the run metadata onto each event it stores
+        (the event's own keys first), so the plugin keeps there the annotations of the agent
+        whose events come now: events no model response built (tool results, adk-fluent's own
+        steps, agent state) are then stored annotated too.
+
+        "The agent whose events come now" is the one running agent none of whose sub-agents
+        runs. Where several run at once (a FanOut's branches), only the annotations they share
+        are kept (no path); where that agent is a composite whose children have ended (a race
+        committing its winner's events), none: a wrong annotation would be worse than none."""
+        if ctx is None or plugin_edits_are_stored() or ctx.run_config is None:
+            return
+        running = self._runs.get(ctx.invocation_id)
+        if running is None:
+            running = {}
+            remember(self._runs, ctx.invocation_id, running, _TRACKED_RUNS)
+        task = asyncio.current_task()
+        branch = getattr(ctx, "branch", None)
+        if starts:
+            # An agent that ended without its after_agent (cancelled by a timeout or a race,
+            # or ended by a failed step) is not running: its task is done, or the agent now
+            # starting runs after it in the same task and branch without descending from it.
+            for name, runs in running.items():
+                if not self._descends(agent.name, name):
+                    runs[:] = [r for r in runs if r != (task, branch)]
+            running.setdefault(agent.name, []).append((task, branch))
+        else:
+            runs = running.get(agent.name, [])
+            if (task, branch) in runs:
+                runs.remove((task, branch))
+            elif runs:
+                runs.pop()
+        alive = {
+            name
+            for name, runs in running.items()
+            if any(t is None or not t.done() for t, _ in runs)
+        }
+        busy = {self._parents.get(name) for name in alive}
+        leaves = [name for name in alive if name not in busy]
+        composite = {n for n in leaves if self._composites.get(n)}
+        shared: dict[str, Any] = {}
+        if leaves and not composite:
+            annotations = [visibility_metadata(self.info(name)) for name in leaves]
+            shared = {
+                key: value
+                for key, value in annotations[0].items()
+                if all(other.get(key) == value for other in annotations[1:])
+            }
+        kept = {k: v for k, v in (ctx.run_config.custom_metadata or {}).items() if k not in _KEYS}
+        ctx.run_config.custom_metadata = {**kept, **shared}
+
+    def _descends(self, name: str, ancestor: str) -> bool:
+        parent = self._parents.get(name)
+        while parent is not None:
+            if parent == ancestor:
+                return True
+            parent = self._parents.get(parent)
+        return False
+
+    async def before_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
+        if agent.name not in self._composites:
+            self._composites[agent.name] = bool(getattr(agent, "sub_agents", None))
+            parent = getattr(agent, "parent_agent", None)
+            self._parents[agent.name] = parent.name if parent is not None else None
+        self._running(invocation_of(callback_context), agent, starts=True)
+        if not self.filters or not plugin_edits_are_stored():
+            return None
+        events = callback_context.session.events
+        for index, event in enumerate(events):
+            if has_hidden_content(event):
+                # In memory only: the agent's request is built from this list; nothing is written.
+                events[index] = await self._restored(event, callback_context)
+        return None
+
+    async def after_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
+        self._running(invocation_of(callback_context), agent, starts=False)
+        return None
+
+    async def after_run_callback(self, *, invocation_context: Any) -> None:
+        self._runs.pop(invocation_context.invocation_id, None)
+        return None
 
     async def after_model_callback(self, *, callback_context: Any, llm_response: Any) -> None:
         # Set on the response, the annotations are in the event ADK builds from it, before it
@@ -134,46 +276,52 @@ class VisibilityPlugin(BasePlugin):
         ):
             # Partial chunks are never stored: dropping their text loses nothing.
             if not event.partial and plugin_edits_are_stored():
-                metadata.update(await self._set_aside(invocation_context, event))
+                metadata[HIDDEN_REF] = await self._set_aside(invocation_context, event)
             update["content"] = client_content(event)  # tool calls beside the text stay
         return event.model_copy(update=update)
 
+    # -- hidden text ------------------------------------------------------------------------
+
     async def _set_aside(self, ctx: Any, event: Any) -> dict[str, Any]:
-        """Keep the event's content where the client does not receive it; the metadata that
-        points there."""
-        service = getattr(ctx, "artifact_service", None)
-        if service is not None:
+        """Keep the event's content where no client receives it and where it lasts as long as
+        the session; the reference the stored event keeps instead."""
+        artifacts = getattr(ctx, "artifact_service", None)
+        sessions = ctx.session_service
+        if artifacts is not None and artifacts_last_as_long(artifacts, sessions):
             filename = hidden_artifact_name(event.id)
             try:
-                version = await service.save_artifact(
+                version = await artifacts.save_artifact(
                     app_name=ctx.app_name,
                     user_id=ctx.user_id,
                     session_id=ctx.session.id,
                     filename=filename,
                     artifact=content_as_part(event.content),
                 )
-            except Exception:  # never lose the text: fall back to metadata, say so
+            except Exception:  # never lose the text: the session store keeps it instead
                 logger.exception(
                     "adk-fluent filtered mode: saving the text of '%s' as artifact %s failed; "
-                    "it is kept in custom_metadata['%s'] instead, which clients receive.",
+                    "the session store keeps it instead (app %r).",
                     event.author,
                     filename,
-                    HIDDEN_CONTENT,
+                    companion_app(ctx.app_name),
                 )
             else:
                 key = (ctx.app_name, ctx.user_id, ctx.session.id, filename, str(version))
                 self._remember(key, event.content)
-                return {HIDDEN_REF: {"artifact": filename, "version": version}}
-        elif not self._warned_no_artifacts:
-            self._warned_no_artifacts = True
-            logger.warning(
-                "adk-fluent filtered mode: this Runner has no artifact_service, so internal "
-                "agents' text is kept in event.custom_metadata['%s'] (lossless, hidden from chat "
-                "views, but clients receive it). Give the Runner an artifact service (adk web "
-                "and api_server have one) to keep it out of every client payload.",
-                HIDDEN_CONTENT,
-            )
-        return {HIDDEN_CONTENT: event.content.model_dump(mode="json", exclude_none=True)}
+                return {"artifact": filename, "version": version}
+        try:
+            await keep_in_companion(sessions, ctx.session, event)
+        except Exception as failure:
+            # Neither store took the text: storing the event without it would lose it and
+            # sending it would leak it, so the run stops here with the reason.
+            raise AdkFluentError(
+                f"filtered mode: the text of '{event.author}' could be kept neither in the "
+                f"artifact service nor in the session store ({failure!r})."
+                "\n  hint: give the Runner a durable artifact service (adk api_server / adk "
+                "web: --artifact_service_uri file://<dir> or gs://<bucket>)."
+            ) from failure
+        self._remember((ctx.app_name, ctx.user_id, ctx.session.id, event.id), event.content)
+        return {"session": companion_app(ctx.app_name)}
 
     def _remember(self, key: tuple[str, ...], content: Any) -> None:
         self._contents[key] = content
@@ -181,35 +329,38 @@ class VisibilityPlugin(BasePlugin):
         if len(self._contents) > _CACHED_CONTENTS:
             self._contents.popitem(last=False)
 
-    async def before_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
-        if not self.filters or not plugin_edits_are_stored():
-            return None
-        events = callback_context.session.events
-        for index, event in enumerate(events):
-            if has_hidden_content(event):
-                # In memory only: the agent's request is built from this list; nothing is written.
-                events[index] = await self._restored(event, callback_context)
-        return None
-
     async def _restored(self, event: Any, callback_context: Any) -> Any:
-        ref = (event.custom_metadata or {}).get(HIDDEN_REF)
-        if ref is None:  # kept in metadata
+        metadata = event.custom_metadata or {}
+        ref = metadata.get(HIDDEN_REF)
+        if ref is None:  # kept in metadata by an older adk-fluent
             return await restore_content(event)
         session = callback_context.session
-        key = (session.app_name, session.user_id, session.id, ref["artifact"], str(ref["version"]))
-        content = self._contents.get(key)
-        if content is None:
-            part = await callback_context.load_artifact(ref["artifact"], ref.get("version"))
-            if part is None:
-                logger.warning(
-                    "adk-fluent filtered mode: artifact %s (text of '%s') is missing; later "
-                    "agents will not see that text.",
-                    ref["artifact"],
-                    event.author,
-                )
-                return event
-            content = content_from_part(part)
-            self._remember(key, content)
+        where = (session.app_name, session.user_id, session.id)
+        if "artifact" in ref:
+            key: tuple[str, ...] = (*where, ref["artifact"], str(ref["version"]))
         else:
+            key = (*where, event.id)
+        content = self._contents.get(key)
+        if content is not None:
             self._contents.move_to_end(key)
+            return event.model_copy(update={"content": content})
+        if "artifact" in ref:
+            part = await callback_context.load_artifact(ref["artifact"], ref.get("version"))
+            content = content_from_part(part) if part is not None else None
+        else:
+            # one read of the companion session brings back every text it keeps
+            ctx = invocation_of(callback_context)
+            kept = await companion_contents(ctx.session_service, *where)
+            for event_id, text in kept.items():
+                self._remember((*where, event_id), text)
+            content = kept.get(event.id)
+        if content is None:
+            logger.warning(
+                "adk-fluent filtered mode: the text of '%s' (%s) is missing; later agents "
+                "will not see it.",
+                event.author,
+                ref,
+            )
+            return event
+        self._remember(key, content)
         return event.model_copy(update={"content": content})
