@@ -1,6 +1,7 @@
 """A2A servers for the integration tests: `adk-fluent serve` in a subprocess on 127.0.0.1 (with
-this interpreter's ADK or another environment's), a stdlib HTTP server publishing an A2A 1.x
-card, and finding a sibling environment with the other google-adk release.
+this interpreter's ADK or another environment's), any ASGI app of a test module under uvicorn
+(an `a2a_app` with card options, or one wrapped in a test's own middleware), a stdlib HTTP server
+publishing an A2A 1.x card, and finding a sibling environment with the other google-adk release.
 
 Every server is started on a free port, waited for (bounded) until its agent card answers, and
 stopped by its PID.
@@ -77,6 +78,46 @@ def serving(folder: Path, target: str, **options: object) -> Iterator[A2AServer]
     """A started `adk-fluent serve`, stopped by its PID when the block ends."""
     skip_without_a2a()
     server = A2AServer(folder, target, **options)  # type: ignore[arg-type]
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()
+
+
+class AsgiServer(ServerProcess):
+    """`python -m uvicorn MODULE:ATTR` in `folder` on 127.0.0.1; the module reads its port from
+    the environment variable PORT (an `a2a_app` advertises it on its card)."""
+
+    def __init__(
+        self,
+        folder: Path,
+        target: str,
+        *,
+        python: Path | str = sys.executable,
+        ready_path: str = CARD_PATH,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}/"
+        self.card_url = f"http://127.0.0.1:{port}{CARD_PATH}"
+        command = [str(python), "-m", "uvicorn", target, "--host", "127.0.0.1"]
+        command += ["--port", str(port), "--log-level", "warning"]
+        super().__init__(
+            command,
+            port=port,
+            ready_path=ready_path,
+            log=folder / f"server-{port}.log",
+            cwd=folder,
+            env={"PORT": str(port), **(env or {})},
+        )
+
+
+@contextmanager
+def serving_app(folder: Path, target: str, **options: object) -> Iterator[AsgiServer]:
+    """A started `uvicorn MODULE:ATTR` (see AsgiServer), stopped by its PID when the block ends."""
+    skip_without_a2a()
+    server = AsgiServer(folder, target, **options)  # type: ignore[arg-type]
     try:
         server.wait_ready()
         yield server

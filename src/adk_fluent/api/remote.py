@@ -8,19 +8,25 @@
 Only the declared keys cross: `sends` go with each request, `receives` come back as a state
 delta (ADK itself carries state in neither direction). A card published by `adk-fluent serve`
 (or `card_from_ir`) declares both, and `RemoteAgent.from_card(card)` reads them from it.
+
+A peer behind authentication takes `headers=`, `bearer_token=` or an `httpx_client_factory=`
+(what ADK's RemoteA2aAgent accepts on every release: an httpx client); `retry=` (the middleware's
+`retry(...)`) calls again after a transient failure. They travel in the IR as one
+`RemoteConnection`, whose repr hides the header values.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from adk_fluent.api.builder import check_name
 from adk_fluent.api.expression import Expression
-from adk_fluent.errors import BuildError, describe_value
-from adk_fluent.ir.a2a_card import card_agent_name, declared_by
+from adk_fluent.errors import BuildError, describe_value, with_article
+from adk_fluent.ir.a2a_card import RemoteConnection, card_agent_name, declared_by
 from adk_fluent.ir.nodes import RemoteAgentNode
 from adk_fluent.ir.state_keys import check_key
 
@@ -32,7 +38,12 @@ class RemoteAgent(Expression):
     `<base>/.well-known/agent-card.json`), a file path, the card itself (an a2a-sdk AgentCard or
     its JSON as a dict). A failure (no peer, a card this a2a-sdk cannot read, the peer's task
     failed) is one error event with a `REMOTE_*` code that ends the run; `RemoteAgent(...) //
-    Agent("fallback")` falls back instead."""
+    Agent("fallback")` falls back instead.
+
+    `headers` go with the card fetch and every request; `bearer_token` is the header
+    `Authorization: Bearer <token>`; `httpx_client_factory` makes the httpx.AsyncClient that
+    sends them (for mTLS, a proxy, an httpx.Auth); `retry=retry(max_attempts=3, backoff=0.5)`
+    calls again, after a wait, when the peer is unreachable or answers 429, 502, 503 or 504."""
 
     def __init__(
         self,
@@ -43,6 +54,10 @@ class RemoteAgent(Expression):
         receives: Iterable[str] | None = None,
         timeout: float = 600.0,
         description: str = "",
+        headers: Mapping[str, str] | None = None,
+        bearer_token: str | None = None,
+        httpx_client_factory: Callable[[], Any] | None = None,
+        retry: Any = None,
     ) -> None:
         check_name(name)
         super().__init__(name)
@@ -68,6 +83,7 @@ class RemoteAgent(Expression):
             )
         self._timeout = float(timeout)
         self._description = description or str(declared.get("description", ""))
+        self._connection = _connection(name, headers, bearer_token, httpx_client_factory, retry)
 
     @classmethod
     def from_card(cls, card: Any, *, name: str | None = None, **options: Any) -> RemoteAgent:
@@ -102,6 +118,7 @@ class RemoteAgent(Expression):
         return self._copy(_name=name)
 
     def _build_ir(self) -> RemoteAgentNode:
+        extra = {} if self._connection is None else {"connection": self._connection}
         return RemoteAgentNode(
             name=self._name,
             card=self._card,
@@ -111,6 +128,126 @@ class RemoteAgent(Expression):
             reads_keys=frozenset(self._sends),
             writes_keys=frozenset(self._receives),
             visibility=self._visibility,
+            **extra,
+        )
+
+
+# An HTTP header name (RFC 9110 token characters).
+_HEADER_NAME = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+
+
+def _connection(
+    agent: str, headers: Any, bearer_token: Any, factory: Any, retry: Any
+) -> RemoteConnection | None:
+    """The checked credentials and retry policy, or None when none is given (ADK's own client,
+    one attempt). Messages name header names, never their values."""
+    pairs: list[tuple[str, str]] = []
+    if headers is not None:
+        if not isinstance(headers, Mapping):
+            raise BuildError(
+                f"headers= takes a mapping of header names to values, got {type(headers).__name__}",
+                agent=agent,
+                field="headers",
+                hint="e.g. headers={'X-Api-Key': key}; they go with the card fetch and every "
+                "request.",
+            )
+        for header, value in headers.items():
+            if not isinstance(header, str) or not _HEADER_NAME.match(header):
+                # never echoed: a header written as "Authorization: Bearer ..." holds a token
+                what = "a header name" if isinstance(header, str) else describe_value(header)
+                raise BuildError(
+                    f"{what} in headers= is not an HTTP header name",
+                    agent=agent,
+                    field="headers",
+                    hint="header names are letters, digits and -, e.g. 'X-Api-Key'.",
+                )
+            if not isinstance(value, str) or "\n" in value or "\r" in value:
+                raise BuildError(
+                    f"the value of the header {header!r} must be one line of text, got "
+                    f"{'text with a line break' if isinstance(value, str) else type(value).__name__}",
+                    agent=agent,
+                    field="headers",
+                    hint="read secrets as str, e.g. headers={'X-Api-Key': os.environ['API_KEY']}.",
+                )
+            pairs.append((header, value))
+    if bearer_token is not None:
+        if not isinstance(bearer_token, str) or not bearer_token.strip():
+            raise BuildError(
+                "bearer_token= must be a non-empty str"
+                + ("" if isinstance(bearer_token, str) else f", got {type(bearer_token).__name__}"),
+                agent=agent,
+                field="bearer_token",
+                hint="e.g. bearer_token=os.environ['PAYMENTS_TOKEN']; it is sent as "
+                "'Authorization: Bearer <token>'.",
+            )
+        if any(ch.isspace() for ch in bearer_token.strip()):
+            raise BuildError(
+                "bearer_token= holds white space inside it",
+                agent=agent,
+                field="bearer_token",
+                hint="give the token alone, without 'Bearer ': it is sent as "
+                "'Authorization: Bearer <token>'.",
+            )
+        if any(header.lower() == "authorization" for header, _ in pairs):
+            raise BuildError(
+                "both bearer_token= and an Authorization header in headers= are given",
+                agent=agent,
+                field="bearer_token",
+                hint="give one: bearer_token=token, or headers={'Authorization': ...}.",
+            )
+        pairs.append(("Authorization", f"Bearer {bearer_token.strip()}"))
+    if factory is not None and (not callable(factory) or _is_client(factory)):
+        raise BuildError(
+            # the type only: a misplaced token must not land in a message
+            f"httpx_client_factory= takes a function that returns an httpx.AsyncClient, got "
+            f"{'a client' if _is_client(factory) else with_article(type(factory).__name__)}",
+            agent=agent,
+            field="httpx_client_factory",
+            hint="e.g. httpx_client_factory=lambda: httpx.AsyncClient(verify='ca.pem'); it is "
+            "called once per compiled App.",
+        )
+    if retry is not None:
+        _check_retry(agent, retry)
+    if not pairs and factory is None and retry is None:
+        return None
+    return RemoteConnection(tuple(pairs), factory, retry)
+
+
+def _is_client(value: Any) -> bool:
+    return type(value).__name__ in ("AsyncClient", "Client") and hasattr(value, "headers")
+
+
+def _check_retry(agent: str, retry: Any) -> None:
+    """`retry` is the middleware's Retry, as `retry(...)` makes it, without the options that
+    only mean something to a model or a tool call."""
+    from adk_fluent.middleware.retry import Retry
+
+    hint = (
+        "e.g. RemoteAgent(..., retry=retry(max_attempts=3, backoff=0.5)) with "
+        "`from adk_fluent.middleware import retry`."
+    )
+    if not isinstance(retry, Retry):
+        raise BuildError(
+            f"retry= takes the policy retry(...) makes, got {with_article(type(retry).__name__)}",
+            agent=agent,
+            field="retry",
+            hint=hint,
+        )
+    if tuple(retry.on) != (Exception,):
+        raise BuildError(
+            "retry(on=...) does not apply to a RemoteAgent: it calls again after the failures "
+            "that pass (the peer unreachable, HTTP 429, 502, 503, 504), never after a timeout, "
+            "a refusal or a failed task",
+            agent=agent,
+            field="retry",
+            hint=hint,
+        )
+    if retry.scope is not None:
+        raise BuildError(
+            "retry(scope=...) does not apply to a RemoteAgent: the policy is its own",
+            agent=agent,
+            field="retry",
+            hint=hint,
         )
 
 

@@ -219,6 +219,9 @@ class RemoteAgentNode(Node):
     timeout: float = 600.0  # seconds for one request (ADK's RemoteA2aAgent default)
     description: str = ""
     service: str = ""
+    # headers (credentials), an httpx client factory and a retry policy: a RemoteConnection
+    # (ir/a2a_card.py), whose repr hides header values; None: ADK's own client, no retry
+    connection: Any = None
 
 
 class BoundaryNode(Node):

@@ -95,7 +95,9 @@ class CardDirectory:
     @classmethod
     def from_urls(cls, urls: Iterable[str], *, timeout: float = FETCH_SECONDS) -> Any:
         """A directory of the cards at `urls` (card URLs, or servers' base URLs), fetched now;
-        each fetch is bounded by `timeout` seconds. `load()` is the same for async code."""
+        each fetch is bounded by `timeout` seconds. Inside a running event loop it is refused
+        (the fetch would stop every other task of the loop): `await load(urls)` is the same
+        for async code."""
         entries = _url_entries(urls)
         fetched = _fetch_all_sync(entries, _seconds(timeout))
         return cls._made(entries, fetched, _urls_source(entries))
@@ -103,9 +105,11 @@ class CardDirectory:
     @classmethod
     def from_file(cls, path: str | os.PathLike[str], *, timeout: float = FETCH_SECONDS) -> Any:
         """A directory from a JSON or YAML file of entries (module docstring); the cards it
-        names by URL are fetched now."""
+        names by URL are fetched now (refused inside a running event loop, as `from_urls`:
+        `await load(path)` there)."""
         source, entries = _file_entries(path)
-        return cls._made(entries, _fetch_all_sync(entries, _seconds(timeout)), source)
+        fetched = _fetch_all_sync(entries, _seconds(timeout), path)
+        return cls._made(entries, fetched, source)
 
     @classmethod
     async def load(cls, source: Any, *, timeout: float = FETCH_SECONDS) -> Any:
@@ -410,14 +414,28 @@ def _file_entry(item: Any, origin: str) -> _Entry:
 
 
 # -- fetching ----------------------------------------------------------------------------------
-def _fetch_all_sync(entries: list[_Entry], timeout: float) -> dict[str, str]:
-    """The JSON text of every card named by URL, by URL (a blocking client: usable inside an
-    event loop, where asyncio.run is not)."""
+def _fetch_all_sync(entries: list[_Entry], timeout: float, source: Any = None) -> dict[str, str]:
+    """The JSON text of every card named by URL, by URL (a blocking client), refused inside a
+    running event loop, which a blocking fetch would stall for up to `timeout` per card."""
     import httpx
 
     urls = list(dict.fromkeys(e.url for e in entries if e.url))
     if not urls:
         return {}
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass  # no loop in this thread: blocking is what the caller asked for
+    else:
+        what = "from_file(path)" if source is not None else "from_urls(urls)"
+        given = "path" if source is not None else "urls"
+        raise BuildError(
+            f"AgentDirectory.{what} fetches {len(urls)} card(s) over HTTP and would block the "
+            "running event loop (every other task of it waits meanwhile)",
+            field=given,
+            hint=f"in async code write `await AgentDirectory.load({given})`: the same "
+            "directory, its cards fetched concurrently without blocking.",
+        )
     texts: dict[str, str] = {}
     with httpx.Client(timeout=timeout, follow_redirects=True) as client:
         for url in urls:

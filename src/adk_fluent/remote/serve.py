@@ -4,10 +4,14 @@
     app = a2a_app(pipeline, host=..., port=...)              # the Starlette app, to mount or test
 
 The App is the one `pipeline.to_app(config)` gives (visibility, middleware, the config's
-plugins), under a root that stores the state keys a caller sent and sends back the keys the
-pipeline writes (adk/custom_agents/remote.py). The card is made from the IR (remote/cards.py). Sessions
-live in `session_store` ("memory", "sqlite:///file.db", "postgresql+asyncpg://..."); several
-replicas over one PostgreSQL serve the same sessions.
+plugins), under a root that stores the state keys a caller sent and sends back those of the keys
+the pipeline writes that the caller asked for (adk/custom_agents/remote.py). The card is made
+from the IR (remote/cards.py); `skills`, `provider`, `capabilities` and `streaming` amend it.
+The server answers `message/send`, `message/stream` (partial replies as working status updates),
+`tasks/get` and `tasks/cancel` on every supported release, and puts nothing of the run in a
+response but the replies a client may see and the keys it asked for. Sessions live in
+`session_store` ("memory", "sqlite:///file.db", "postgresql+asyncpg://..."); several replicas
+over one PostgreSQL serve the same sessions.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from adk_fluent.errors import BuildError, describe_value
+from adk_fluent.errors import BuildError, describe_value, install_extra
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import BuildOptions, ExecutionConfig
 from adk_fluent.remote.cards import StateInterface, agent_card, state_interface
@@ -58,7 +62,7 @@ def served_app(
         raise BuildError(
             f"serving over A2A needs ADK's A2A support, which failed to import ({error})",
             field="pipeline",
-            hint="install the a2a extra: pip install 'adk-fluent[a2a]'.",
+            hint=f"install the a2a extra: {install_extra('a2a')}.",
         ) from None
     ir, options = tree_of(pipeline)
     if config is not None and config.target == "workflow":
@@ -99,14 +103,20 @@ def a2a_app(
     version: str | None = None,
     interface: StateInterface | None = None,
     name: str | None = None,
+    streaming: bool = True,
+    skills: Any = None,
+    provider: Any = None,
+    capabilities: Any = None,
 ) -> Any:
     """The Starlette app serving `pipeline` over A2A (ADK's `to_a2a`): its card at
     `/.well-known/agent-card.json`, JSON-RPC at `/`. `public_url` is the URL the card advertises
     when callers reach the server by another name than host:port (a load balancer); `name`
-    the name on the card (by default the pipeline's)."""
+    the name on the card (by default the pipeline's); `streaming`, `skills`, `provider` and
+    `capabilities` as for `agent_card`."""
     _check_address(host, port)
-    from google.adk.a2a.utils.agent_to_a2a import to_a2a
     from google.adk.runners import Runner
+
+    from adk_fluent.adk.custom_agents.remote import served_starlette
 
     app = served_app(pipeline, config, backend=backend, interface=interface)
     url = public_url or f"http://{host}:{port}/"
@@ -115,6 +125,10 @@ def a2a_app(
         "description": description,
         "interface": interface,
         "name": name,
+        "streaming": streaming,
+        "skills": skills,
+        "provider": provider,
+        "capabilities": capabilities,
     }
     if version:
         card_options["version"] = version
@@ -122,7 +136,7 @@ def a2a_app(
     runner = Runner(app=app, session_service=session_service_for(session_store))
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=_EXPERIMENTAL, category=UserWarning)
-        return to_a2a(app.root_agent, host=host, port=port, agent_card=card, runner=runner)
+        return served_starlette(app.root_agent, runner, card, host=host, port=port)
 
 
 def serve(

@@ -426,10 +426,16 @@ async def test_an_internal_agents_text_reaches_no_a2a_client_and_stays_on_the_se
 
     # the server's store, opened after it stopped, holds the internal text
     meta = raw.json()["result"]["metadata"]
-    served = await _served_session(
-        db, meta["adk_app_name"], meta["adk_user_id"], meta["adk_session_id"]
+    store = fresh_db_service(f"sqlite:///{db}")
+    served = await store.get_session(
+        app_name=meta["adk_app_name"],
+        user_id=meta["adk_user_id"],
+        session_id=meta["adk_session_id"],
     )
-    restored = [await restore_content(e) for e in served.events]
+    assert served is not None
+    restored = [
+        await restore_content(e, session_service=store, session=served) for e in served.events
+    ]
     texts = [
         (e.author, p.text)
         for e in restored
@@ -456,7 +462,7 @@ def test_the_serve_command_refuses_a_bad_target_in_one_line(tmp_path):
     write_module(tmp_path, "not_a_pipeline", "pipeline = 42\n")
     for target, fragment in (
         ("no_such_module:pipeline", "no module named 'no_such_module'"),
-        ("not_a_pipeline:pipeline", "is a int, not an adk-fluent pipeline"),
+        ("not_a_pipeline:pipeline", "is an int, not an adk-fluent pipeline"),
     ):
         done = _serve_command(tmp_path, target, "--port", str(free_port()))
         assert done.returncode == 2, done.stderr

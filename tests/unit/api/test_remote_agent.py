@@ -149,3 +149,61 @@ def test_the_same_peer_twice_in_one_tree_needs_a_second_name():
         (remote >> remote).build()
     native = (remote >> remote.named("again")).build()
     assert [agent.name for agent in native.sub_agents] == ["payments", "again"]
+
+
+SECRET = "tok-unit-9c1e"
+
+
+def test_credentials_and_retry_ride_in_the_ir_with_their_values_hidden():
+    from adk_fluent.ir.a2a_card import RemoteConnection
+    from adk_fluent.middleware import retry
+
+    policy = retry(max_attempts=4)
+    remote = payments(bearer_token=SECRET, headers={"X-Team": "support"}, retry=policy)
+    node = remote.to_ir()
+    assert isinstance(node.connection, RemoteConnection)
+    assert dict(node.connection.headers) == {
+        "X-Team": "support",
+        "Authorization": f"Bearer {SECRET}",
+    }
+    assert node.connection.retry is policy
+    hash(node)
+    pipeline = S.set(topic="cats") >> remote
+    for shown in (repr(node), repr(pipeline.to_ir()), pipeline.to_mermaid(), str(node.connection)):
+        assert SECRET not in shown and "support" not in shown
+    assert "'Authorization'" in repr(node.connection) and "max_attempts 4" in repr(node.connection)
+
+
+def test_without_credentials_or_retry_the_node_is_what_it_was():
+    assert "connection" not in payments().to_ir().set_fields()
+    assert payments().to_ir().connection is None
+
+
+def test_a_bad_header_name_or_factory_is_refused_without_echoing_a_secret():
+    from adk_fluent.errors import BuildError
+
+    with pytest.raises(BuildError) as raised:
+        payments(headers={f"Authorization: Bearer {SECRET}": ""})
+    assert SECRET not in str(raised.value)
+    with pytest.raises(BuildError) as raised:
+        payments(httpx_client_factory=SECRET)
+    assert SECRET not in str(raised.value)
+
+
+def test_from_card_and_the_directory_pass_credentials_on():
+    from adk_fluent import AgentDirectory
+
+    card = {
+        "name": "payments",
+        "url": "http://peer:8001/",
+        "description": "Refunds.",
+        "version": "1",
+        "capabilities": {},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [],
+    }
+    from_card = RemoteAgent.from_card(card, bearer_token=SECRET).to_ir()
+    listed = AgentDirectory.from_cards([card]).agent("payments", bearer_token=SECRET).to_ir()
+    for node in (from_card, listed):
+        assert dict(node.connection.headers) == {"Authorization": f"Bearer {SECRET}"}

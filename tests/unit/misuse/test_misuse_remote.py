@@ -1,4 +1,5 @@
-"""Misuse of the A2A API: RemoteAgent, serving (`a2a_app`, `serve`, `served_app`) and
+"""Misuse of the A2A API: RemoteAgent (its card, keys, credentials and retry policy), serving
+(`a2a_app`, `serve`, `served_app`, the card's options), `AgentDirectory` in async code, and
 `adk-fluent serve`. Each case fails before any connection or server, naming the agent or the
 option, the field, and with a hint (the CLI's one-line errors say what to write instead)."""
 
@@ -8,7 +9,7 @@ import json
 
 import pytest
 
-from adk_fluent import Agent, RemoteAgent
+from adk_fluent import Agent, AgentDirectory, RemoteAgent
 from adk_fluent.cli.targets import TargetError
 from tests.support.misuse import case, check, ids
 
@@ -83,6 +84,54 @@ def _cli(*argv: str):
         return args.run(args)
 
     return attempt
+
+
+def _card(**options):
+    def attempt():
+        from adk_fluent.remote import agent_card
+
+        return agent_card(_pipeline(), "http://peer:8001/", **options)
+
+    return attempt
+
+
+def _built(**options):
+    """A RemoteAgent compiled to ADK's agent (the client factory is called then)."""
+    return lambda: RemoteAgent("payments", CARD, **options).build()
+
+
+def _retry(**options):
+    from adk_fluent.middleware import retry
+
+    return retry(**options)
+
+
+def _in_a_running_loop(make):
+    """`make()` called inside a running event loop, as async code calls it."""
+
+    async def attempt():
+        return make()
+
+    return attempt
+
+
+def _directory_file_in_a_loop():
+    async def attempt():
+        import tempfile
+        from pathlib import Path
+
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "agents.yaml"
+            path.write_text("- url: http://peer:8001\n", encoding="utf-8")
+            return AgentDirectory.from_file(path)
+
+    return attempt
+
+
+def _sync_client():
+    import httpx
+
+    return httpx.Client()
 
 
 CASES = [
@@ -253,6 +302,181 @@ CASES = [
         lambda: RemoteAgent.from_card({"name": "payments"}),
         "payments",
         "no 'url'",
+    ),
+    # RemoteAgent: credentials and retry
+    case(
+        "remote-headers-a-list",
+        lambda: RemoteAgent("payments", CARD, headers=[("X-Api-Key", "k")]),
+        "payments",
+        "headers",
+        "mapping",
+    ),
+    case(
+        "remote-header-name-with-its-value",
+        lambda: RemoteAgent("payments", CARD, headers={"Authorization: Bearer abc": ""}),
+        "payments",
+        "headers",
+        "not an HTTP header name",
+    ),
+    case(
+        "remote-header-value-an-int",
+        lambda: RemoteAgent("payments", CARD, headers={"X-Api-Key": 1234}),
+        "payments",
+        "X-Api-Key",
+        "one line of text",
+    ),
+    case(
+        "remote-header-value-two-lines",
+        lambda: RemoteAgent("payments", CARD, headers={"X-Api-Key": "a\nX-Other: b"}),
+        "X-Api-Key",
+        "line break",
+    ),
+    case(
+        "remote-bearer-token-empty",
+        lambda: RemoteAgent("payments", CARD, bearer_token=" "),
+        "payments",
+        "bearer_token",
+        "non-empty",
+    ),
+    case(
+        "remote-bearer-token-bytes",
+        lambda: RemoteAgent("payments", CARD, bearer_token=b"tok"),
+        "bearer_token",
+        "bytes",
+    ),
+    case(
+        "remote-bearer-token-with-its-scheme",
+        lambda: RemoteAgent("payments", CARD, bearer_token="Bearer tok"),
+        "bearer_token",
+        "white space",
+        "without 'Bearer '",
+    ),
+    case(
+        "remote-bearer-token-and-authorization-header",
+        lambda: RemoteAgent(
+            "payments", CARD, bearer_token="tok", headers={"authorization": "Basic x"}
+        ),
+        "bearer_token",
+        "both",
+    ),
+    case(
+        "remote-client-factory-a-client",
+        lambda: RemoteAgent("payments", CARD, httpx_client_factory=_sync_client()),
+        "payments",
+        "httpx_client_factory",
+        "a function that returns an httpx.AsyncClient",
+    ),
+    case(
+        "remote-client-factory-a-str",
+        lambda: RemoteAgent("payments", CARD, httpx_client_factory="httpx.AsyncClient"),
+        "httpx_client_factory",
+        "a str",
+    ),
+    case(
+        "remote-client-factory-returns-a-sync-client",
+        _built(httpx_client_factory=_sync_client),
+        "payments",
+        "httpx_client_factory",
+        "returned Client",
+        "httpx.AsyncClient",
+    ),
+    case(
+        "remote-retry-a-number",
+        lambda: RemoteAgent("payments", CARD, retry=3),
+        "payments",
+        "retry",
+        "retry(...)",
+    ),
+    case(
+        "remote-retry-on-an-exception",
+        lambda: RemoteAgent("payments", CARD, retry=_retry(on=TimeoutError)),
+        "payments",
+        "retry",
+        "on=",
+        "503",
+    ),
+    case(
+        "remote-retry-scoped",
+        lambda: RemoteAgent("payments", CARD, retry=_retry(scope="payments")),
+        "retry",
+        "scope=",
+    ),
+    # AgentDirectory in async code
+    case(
+        "directory-from-urls-in-a-running-loop",
+        _in_a_running_loop(lambda: AgentDirectory.from_urls(["http://peer:8001"])),
+        "from_urls",
+        "urls",
+        "block the running event loop",
+        "await AgentDirectory.load(urls)",
+    ),
+    case(
+        "directory-from-file-with-urls-in-a-running-loop",
+        _directory_file_in_a_loop(),
+        "from_file",
+        "path",
+        "await AgentDirectory.load(path)",
+    ),
+    # the card's options
+    case("card-skills-a-str", _card(skills="refunds"), "refunder", "skills", "list"),
+    case(
+        "card-skill-without-id",
+        _card(skills=[{"tags": ["refunds"]}]),
+        "skills",
+        "no 'id'",
+        "refunder, notifier",
+    ),
+    case(
+        "card-new-skill-without-description",
+        _card(skills=[{"id": "faq", "name": "FAQ"}]),
+        "skills",
+        "'faq'",
+        "description",
+    ),
+    case(
+        "card-skill-tags-a-str",
+        _card(skills=[{"id": "refunder", "tags": "refunds"}]),
+        "skills",
+        "'refunder'",
+        "tags",
+    ),
+    case(
+        "card-provider-without-url",
+        _card(provider={"organization": "Payments"}),
+        "provider",
+        "organization and its URL",
+    ),
+    case("card-provider-a-str", _card(provider="Payments team"), "provider"),
+    case(
+        "card-capabilities-streaming",
+        _card(capabilities={"streaming": True}),
+        "capabilities",
+        "streaming=",
+    ),
+    case(
+        "card-capabilities-push-notifications",
+        _card(capabilities={"pushNotifications": True}),
+        "capabilities",
+        "push notifications",
+    ),
+    case(
+        "card-capabilities-a-list",
+        _card(capabilities=["streaming"]),
+        "capabilities",
+        "mapping",
+    ),
+    case(
+        "card-capabilities-repeat-the-state-extension",
+        _card(capabilities={"extensions": [{"uri": "urn:adk-fluent:a2a:state-keys:v1"}]}),
+        "capabilities",
+        "repeats",
+    ),
+    case("card-streaming-a-str", _card(streaming="yes"), "streaming", "True or False"),
+    case(
+        "serve-card-skills-a-dict",
+        _a2a_app(skills={"refunder": {"tags": ["x"]}}),
+        "skills",
+        "list",
     ),
     # serving
     case("serve-host-empty", _a2a_app(host=""), "host", "non-empty"),
