@@ -2,12 +2,15 @@
 with an exit code a CI job can rely on (ADK's own `adk eval` exits 0 on a failed case on 1.x).
 
     adk-fluent eval evals.booking:suite [--backend evals.booking:backend] [--case ID] [--tag TAG]
-                    [--baseline base.json] [--save run.json] [--json] [--verbose]
+                    [--config app.settings:config] [--baseline base.json] [--save run.json]
+                    [--json] [--verbose]
     adk-fluent eval evals/booking.yaml --pipeline app.flows:pipeline
     adk-fluent eval evals/booking.evalset.json --pipeline app.flows:pipeline
 
 TARGET is `module:attr` naming a FluentEvalSuite, or a suite file (adk-fluent's YAML, or ADK's
 `.evalset.json` with its test_config.json beside it) run on the `--pipeline` builder.
+`--config module:attr` names the ExecutionConfig the App is built with (its middleware, plugins,
+limits), so the run evaluates what is deployed; the report names it.
 Exit codes (adk_fluent.cli.common): 0 every selected case passed (and nothing regressed against
 --baseline); 1 a case failed, errored or was not evaluated (unless --allow-not-evaluated), or a
 regression against the baseline; 2 a usage or target error (one line on stderr); 3 an internal
@@ -23,14 +26,16 @@ from typing import Any
 
 from adk_fluent.cli.common import EXIT_FINDINGS, EXIT_OK
 from adk_fluent.cli.targets import TargetError, import_project_module, load_target, parse_target
-from adk_fluent.errors import AdkFluentError, did_you_mean
+from adk_fluent.errors import AdkFluentError, did_you_mean, install_extra, with_article
 
 SUITE_FILES = (".yaml", ".yml", ".json")
 
 
 EPILOG = """\
 TARGET is module:attr naming a FluentEvalSuite, or a suite file (.yaml / .yml, or ADK's
-.evalset.json with test_config.json beside it) together with --pipeline module:attr.
+.evalset.json / .test.json with test_config.json beside it) together with --pipeline
+module:attr. --config module:attr names the ExecutionConfig the App is built with (as
+pipeline.to_app(config) builds what you deploy); the report says which one ran.
 
 exit codes:
   0  every selected case passed (and nothing regressed against --baseline)
@@ -68,6 +73,12 @@ def add_parser(commands: Any) -> None:
         metavar="MODULE:ATTR",
         help="a test backend such as mock_backend(...), or a function that makes one "
         "(default: the agents' own models)",
+    )
+    command.add_argument(
+        "--config",
+        metavar="MODULE:ATTR",
+        help="the ExecutionConfig to build the App with, as deployed (middleware, plugins, "
+        "limits; default: none)",
     )
     command.add_argument(
         "--case", action="append", metavar="ID", help="run only this case (repeatable)"
@@ -157,7 +168,9 @@ def load_suite(args: argparse.Namespace) -> Any:
         extra = "; call it in the module and name the result"
     else:
         extra = ""
-    raise TargetError(f"'{target}' is a {type(value).__name__}, not a FluentEvalSuite{extra}")
+    raise TargetError(
+        f"'{target}' is {with_article(type(value).__name__)}, not a FluentEvalSuite{extra}"
+    )
 
 
 def _load_suite_file(path: Path, pipeline_target: str | None) -> Any:
@@ -195,8 +208,26 @@ def load_backend(target: str) -> Any:
             ) from None
     if not callable(getattr(value, "model_for", None)):
         raise TargetError(
-            f"--backend: '{target}' gives a {type(value).__name__}, not a test backend "
+            f"--backend: '{target}' gives {with_article(type(value).__name__)}, not a test backend "
             "(mock_backend({...}), or a function that returns one)"
+        )
+    return value
+
+
+def load_config(target: str) -> Any:
+    """The ExecutionConfig `module:attr` names."""
+    from adk_fluent.ir.options import ExecutionConfig
+
+    value = _resolve(target, "--config: ", wanted=ExecutionConfig)
+    if not isinstance(value, ExecutionConfig):
+        extra = (
+            "; call it in the module and name the result"
+            if callable(value) and not isinstance(value, type)
+            else ""
+        )
+        raise TargetError(
+            f"--config: '{target}' is {with_article(type(value).__name__)}, not an "
+            f"ExecutionConfig{extra}"
         )
     return value
 
@@ -223,16 +254,19 @@ def run_eval(args: argparse.Namespace) -> int:
         raise TargetError(f"--tolerance must be 0 or more, not {args.tolerance}")
     suite = load_suite(args)
     backend = load_backend(args.backend) if args.backend else None
+    config = load_config(args.config) if args.config else None
     baseline = _load_baseline(args.baseline) if args.baseline else None  # before a long run
     try:
-        report = suite.run_sync(backend=backend, cases=args.case, tags=args.tag)
+        report = suite.run_sync(backend=backend, config=config, cases=args.case, tags=args.tag)
     except AdkFluentError as error:  # an unknown case / tag / metric, a script for no agent
         raise TargetError(_one_line(error)) from None
     except ImportError as error:  # ADK's eval modules need the extra's packages
         raise TargetError(
             f"running a suite needs ADK's evaluation dependencies: {error} "
-            "(pip install 'adk-fluent[eval]')"
+            f"({install_extra('eval')})"
         ) from None
+    if config is not None:  # where the config came from, beside what it holds
+        report.config = f"{args.config} = {report.config}"
     if args.save:
         try:
             report.save(args.save)

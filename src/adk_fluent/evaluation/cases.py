@@ -14,11 +14,12 @@ nothing), names the case, and never imports ADK: compiling to ADK's EvalSet is `
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from adk_fluent.errors import EvalError, describe_value
+from adk_fluent.errors import EvalError, describe_value, with_article
 from adk_fluent.evaluation.matchers import Regex, check_value, is_matcher
 
 ResponseMode = Literal["exact", "contains", "regex", "rouge"]
@@ -181,15 +182,16 @@ def _tools(value: Any, case: str | None) -> tuple[ToolCall, ...] | None:
         )
     calls = []
     for item in value:
-        if isinstance(item, str) and item.isidentifier():
+        if isinstance(item, str) and _TOOL_NAME.fullmatch(item):
             calls.append(ToolCall(item))
         elif isinstance(item, ToolCall):
-            if not (isinstance(item.name, str) and item.name.isidentifier()):
+            if not (isinstance(item.name, str) and _TOOL_NAME.fullmatch(item.name)):
                 raise EvalError(
                     f"tool name {item.name!r} is not a function name",
                     case=case,
                     field="tools",
-                    hint="name the tool as the agent declares it, e.g. tool('book', ...).",
+                    hint="name the tool as the agent declares it, e.g. tool('book', ...) "
+                    "(a letter or '_', then letters, digits, '_', '.', ':' or '-').",
                 )
             if item.args is not None and not isinstance(item.args, Mapping):
                 raise EvalError(
@@ -282,12 +284,12 @@ class FluentCase:
 
     def __post_init__(self) -> None:
         label = self.id if isinstance(self.id, str) else None
-        if self.id is not None and not (isinstance(self.id, str) and _ID.fullmatch(self.id)):
+        if self.id is not None and not usable_id(self.id):
             raise EvalError(
                 f"case id {self.id!r} is not usable",
                 field="id",
-                hint="letters, digits, '_', '-' and '.', starting with a letter or digit "
-                "(ADK's eval ids end up in file names).",
+                hint="any text on one line: no line breaks, tabs or other control characters "
+                "(ADK's eval ids are free text; its own fixtures use file paths).",
             )
         turns = self._turns(label)
         label = label or slug(turns[0].text)
@@ -397,7 +399,7 @@ class FluentCase:
         """A copy under another id (the suite gives duplicates a numbered one)."""
         import dataclasses
 
-        return dataclasses.replace(
+        copy = dataclasses.replace(
             self,
             input=self.simulation or list(self.turns),
             response=None,
@@ -405,9 +407,39 @@ class FluentCase:
             reference=None,
             id=case_id,
         )
+        source = adk_source(self)
+        return copy if source is None else with_adk_source(copy, source)
 
 
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}")
+def adk_source(case: FluentCase) -> Any:
+    """The ADK EvalCase a case was read from (None for a case written in code or YAML): what
+    a FluentCase has no field for (rubrics, intermediate responses, recorded tool responses,
+    invocation ids, timestamps, app details) lives on there, for runs and exports."""
+    return getattr(case, "_adk_eval_case", None)
+
+
+def with_adk_source(case: FluentCase, eval_case: Any) -> FluentCase:
+    """`case`, remembering the ADK EvalCase it was read from (compile.from_eval_case)."""
+    object.__setattr__(case, "_adk_eval_case", eval_case)
+    return case
+
+
+# A suite's name: it becomes the eval set's id, which ADK's file-based managers use in paths.
+SUITE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}")
+# What a function declaration's name may be (Gemini's rule, which ADK's tools follow); an
+# ADK eval set names tools the same way.
+_TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:\-]*")
+
+
+def usable_id(value: Any) -> bool:
+    """A case id: text on one line, not blank. ADK's EvalCase takes any string (its own
+    fixtures use file paths, '/' included); line breaks and control characters would break the
+    report's table and the one-line `--case` option."""
+    return (
+        isinstance(value, str)
+        and bool(value.strip())
+        and not any(unicodedata.category(char) == "Cc" for char in value)
+    )
 
 
 def slug(text: str) -> str:
@@ -604,5 +636,5 @@ def schema_type_problem(ref: Any, value: Any) -> str | None:
     try:
         getattr(schema.bind({ref.key: value}), ref.name)
     except StateTypeError:
-        return f"{value!r} is not a {type_name(ref.type)} (declared on {ref!r})"
+        return f"{value!r} is not {with_article(type_name(ref.type))} (declared on {ref!r})"
     return None

@@ -10,6 +10,10 @@ The file an `adk eval` run reads holds what each case expects in ADK's own field
 - the starting state in `session_input.state`, and `expect_state` in `final_session_state`
   (ADK stores but does not check it; adk-fluent does).
 Tags and targets are not ADK fields: the YAML format (files.py) keeps them.
+
+A case read from an ADK eval set keeps the EvalCase it was read from (cases.adk_source): a run
+hands ADK that case (rubrics, intermediate responses, recorded tool responses and all), only
+pointed at the App being evaluated, and an export writes it back as it was read.
 """
 
 from __future__ import annotations
@@ -19,7 +23,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adk_fluent.errors import EvalError
-from adk_fluent.evaluation.cases import FluentCase, ResponseCheck, ToolCall, Turn
+from adk_fluent.evaluation.cases import (
+    FluentCase,
+    ResponseCheck,
+    ToolCall,
+    Turn,
+    adk_source,
+    with_adk_source,
+)
 from adk_fluent.evaluation.matchers import decode, encode, serializable
 
 TRAJECTORY_METRIC = "adk_fluent_trajectory"
@@ -106,20 +117,50 @@ def to_invocation(turn: Turn, case: str, predicates: dict[str, Any] | None = Non
     )
 
 
+def _from_source(case: FluentCase, source: Any, app_name: str | None, run: bool) -> Any:
+    """The EvalCase a case was read from, under the case's id. For a run its session input
+    names the App that runs it (ADK opens the case's session under that name) and the case's
+    user; for a file it is kept as read unless `app_name` renames the app."""
+    from google.adk.evaluation.eval_case import SessionInput
+
+    update: dict[str, Any] = {"eval_id": case.case_id}
+    session = source.session_input
+    if run:
+        assert app_name is not None
+        if session is None:
+            update["session_input"] = SessionInput(
+                app_name=app_name, user_id=case.user_id, state=dict(case.state or {})
+            )
+        else:
+            update["session_input"] = session.model_copy(
+                update={"app_name": app_name, "user_id": case.user_id}
+            )
+    elif app_name is not None and session is not None:
+        update["session_input"] = session.model_copy(update={"app_name": app_name})
+    return source.model_copy(deep=True, update=update)
+
+
 def to_eval_case(
     case: FluentCase,
     app_name: str,
     *,
     strict: bool = True,
     predicates: dict[str, Any] | None = None,
+    run: bool = False,
+    keep_app_name: bool = False,
 ) -> Any:
     """ADK's EvalCase for a case. `strict`: a predicate in `expect_state` is an error (a file
     cannot hold it); otherwise it is left out of `final_session_state` (adk-fluent checks the
     state itself). `predicates`: for a run, not a file, collects predicate tool arguments
-    (written by reference, matchers.encode)."""
+    (written by reference, matchers.encode). `run`: the case is for a run of the App named
+    `app_name`. `keep_app_name`: a case read from an eval set keeps the app name it was read
+    with (an export that was not asked to rename it)."""
     from google.adk.evaluation.eval_case import SessionInput
     from google.adk.evaluation.eval_set import EvalCase
 
+    source = adk_source(case)
+    if source is not None:
+        return _from_source(case, source, None if keep_app_name and not run else app_name, run)
     expected_state: dict[str, Any] = {}
     for key, value in (case.expect_state or {}).items():
         name = getattr(key, "key", key)
@@ -166,32 +207,76 @@ def to_eval_set(
     *,
     strict: bool = True,
     predicates: dict[str, Any] | None = None,
+    run: bool = False,
+    header: Mapping[str, Any] | None = None,
+    keep_app_name: bool = False,
 ) -> Any:
+    """ADK's EvalSet named `name` for the cases. `header`: the id, name, description and
+    timestamp of the eval set a suite was read from, exported as they were read."""
     from google.adk.evaluation.eval_set import EvalSet
 
+    fields: dict[str, Any] = {"eval_set_id": name, "name": name}
+    if header is not None:
+        fields = dict(header)
     return EvalSet(
-        eval_set_id=name,
-        name=name,
+        **fields,
         eval_cases=[
-            to_eval_case(case, app_name, strict=strict, predicates=predicates) for case in cases
+            to_eval_case(
+                case,
+                app_name,
+                strict=strict,
+                predicates=predicates,
+                run=run,
+                keep_app_name=keep_app_name,
+            )
+            for case in cases
         ],
     )
+
+
+def eval_set_header(eval_set: Any) -> dict[str, Any]:
+    """What an EvalSet says besides its cases (id, name, description, timestamp), as far as
+    it says it: a field the file left out stays out of the export too."""
+    return {
+        name: getattr(eval_set, name)
+        for name in type(eval_set).model_fields
+        if name != "eval_cases" and (name in eval_set.model_fields_set or name == "eval_set_id")
+    }
 
 
 def _texts(content: Any) -> list[Any]:
     return [part for part in (getattr(content, "parts", None) or []) if part.text is not None]
 
 
+def _user_text(content: Any) -> str:
+    """The user's message as text; a message without text (an image, a file) is named by
+    the kinds of its parts, so the case still reads in a report."""
+    text = "".join(part.text for part in _texts(content))
+    if text.strip():
+        return text
+    kinds = sorted(
+        {
+            name
+            for part in getattr(content, "parts", None) or []
+            for name, value in part
+            if value is not None and name != "text"
+        }
+    )
+    return f"<{', '.join(kinds) or 'empty message'}>"
+
+
 def _turn_from(invocation: Any, case: str, predicates: Mapping[str, Any] | None = None) -> Turn:
     from google.adk.evaluation.eval_case import get_all_tool_calls
 
-    user = "".join(part.text for part in _texts(invocation.user_content))
+    user = _user_text(invocation.user_content)
     response: ResponseCheck | None = None
     reference = None
+    plain: list[str] = []  # the answer's text parts, joined as ADK's response metrics join them
     for part in _texts(invocation.final_response):
         meta = (part.part_metadata or {}).get(METADATA_KEY)
         if meta is None:
-            reference = part.text if reference is None else reference
+            if part.text:
+                plain.append(part.text)
             continue
         if "value" in meta:
             reference = part.text
@@ -219,11 +304,29 @@ def _turn_from(invocation: Any, case: str, predicates: Mapping[str, Any] | None 
             field="response",
             hint="adk-fluent writes exact, contains, regex or rouge.",
         )
-    return Turn(user or " ", response, tools, reference)
+    if reference is None and plain:
+        reference = "\n".join(plain)
+    return Turn(user, response, tools, reference)
 
 
-def from_eval_case(eval_case: Any) -> FluentCase:
-    """A FluentCase from ADK's EvalCase (a static conversation)."""
+def simulator_defaults(config: Any = None) -> tuple[str, int]:
+    """(model, turn limit) of ADK's user simulator: those an EvalConfig's
+    `user_simulator_config` names, else ADK's own defaults (what `adk eval` would use)."""
+    from google.adk.evaluation.simulation.llm_backed_user_simulator import (
+        LlmBackedUserSimulatorConfig,
+    )
+
+    defaults = LlmBackedUserSimulatorConfig()
+    given = getattr(config, "user_simulator_config", None)
+    model = getattr(given, "model", None) or defaults.model
+    turns = getattr(given, "max_allowed_invocations", None) or defaults.max_allowed_invocations
+    return str(model), int(turns)
+
+
+def from_eval_case(eval_case: Any, simulator: tuple[str, int] | None = None) -> FluentCase:
+    """A FluentCase from ADK's EvalCase (a static conversation, or a conversation scenario
+    played by ADK's user simulator with `simulator`'s model and turn limit), remembering the
+    EvalCase itself for runs and exports."""
     case_id = eval_case.eval_id
     session = eval_case.session_input
     scenario = eval_case.conversation_scenario
@@ -244,14 +347,18 @@ def from_eval_case(eval_case: Any) -> FluentCase:
     else:
         from adk_fluent.evaluation.cases import UserSimulation
 
-        message = UserSimulation(scenario.starting_prompt, scenario.conversation_plan)
-    return FluentCase(
+        model, max_turns = simulator or simulator_defaults()
+        message = UserSimulation(
+            scenario.starting_prompt, scenario.conversation_plan, model=model, max_turns=max_turns
+        )
+    case = FluentCase(
         message,
         expect_state=expected_state or None,
         state=dict(session.state) if session else None,
         id=case_id,
         user_id=session.user_id if session and session.user_id else "eval_user",
     )
+    return with_adk_source(case, eval_case.model_copy(deep=True))
 
 
 def eval_config(metrics: Iterable[MetricSpec]) -> Any:

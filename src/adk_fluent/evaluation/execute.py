@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from adk_fluent.evaluation.cases import (
     FluentCase,
     FluentJudge,
     UserSimulation,
+    adk_source,
     schema_type_problem,
 )
 from adk_fluent.evaluation.compile import (
@@ -179,7 +181,9 @@ async def evaluate_group(
     from adk_fluent.adk.compat import eval_service_takes_app
 
     predicates: dict[str, Any] = {}  # predicate tool arguments, checked by reference
-    eval_set = to_eval_set(suite_name, cases, app.name, strict=False, predicates=predicates)
+    eval_set = to_eval_set(
+        suite_name, cases, app.name, strict=False, predicates=predicates, run=True
+    )
     manager = InMemoryEvalSetsManager()
     manager.create_eval_set(app_name=app.name, eval_set_id=eval_set.eval_set_id)
     for eval_case in eval_set.eval_cases:
@@ -256,7 +260,72 @@ async def evaluate_group(
         )
         for case in cases
     ]
+    rubric_metrics = sorted(name for name in registry.known() if name.startswith(RUBRIC_PREFIX))
+    judging = [spec.name for spec in metrics if spec.name.startswith(RUBRIC_PREFIX)]
+    results = [
+        unscored_rubrics(result, case, by_case.get(case.case_id), judging, rubric_metrics)
+        for result, case in zip(results, cases, strict=True)
+    ]
     return results, scored
+
+
+RUBRIC_PREFIX = "rubric_based_"  # ADK's rubric metrics: rubric_based_final_response_quality_v1, ...
+UNSCORED_RUBRICS = "rubrics"  # the outcome of a case's rubrics that no metric of the run scored
+
+
+def _scored_rubric_ids(adk_result: Any) -> set[str]:
+    """The rubric ids ADK's metrics gave a score in this case (overall and turn by turn)."""
+    results = list(adk_result.overall_eval_metric_results or [])
+    for per_turn in adk_result.eval_metric_result_per_invocation or []:
+        results += per_turn.eval_metric_results or []
+    return {
+        score.rubric_id
+        for result in results
+        for score in (getattr(result.details, "rubric_scores", None) or [])
+    }
+
+
+def unscored_rubrics(
+    result: CaseResult,
+    case: FluentCase,
+    adk_result: Any,
+    ran: Sequence[str],
+    installed: Sequence[str],
+) -> CaseResult:
+    """A case read with ADK rubrics (its own, or a turn's) that no metric of the run scored:
+    they are expectations nobody checked, so the case is NOT EVALUATED (never passed on its
+    other metrics alone), with the reason. ADK's rubric metrics score a case's or a turn's
+    rubric only when its `type` names their kind (FINAL_RESPONSE_QUALITY, TOOL_USE_QUALITY);
+    the criterion's own rubrics always."""
+    source = adk_source(case)
+    if source is None or adk_result is None or result.status == "error":
+        return result
+    rubrics = list(source.rubrics or [])
+    for turn in source.conversation or []:
+        rubrics += turn.rubrics or []
+    scored = _scored_rubric_ids(adk_result)
+    unscored = [rubric for rubric in rubrics if rubric.rubric_id not in scored]
+    if not unscored:
+        return result
+    if not ran:
+        why = (
+            f"add one of this ADK's rubric metrics ({', '.join(installed)}) to the metrics"
+            if installed
+            else "the installed google-adk has no rubric metric to score them with"
+        )
+        reason = f"{len(unscored)} rubric(s) in the case, no rubric metric ran: {why}"
+    else:
+        kinds = ", ".join(sorted({str(rubric.type) for rubric in unscored}))
+        reason = (
+            f"{len(unscored)} rubric(s) in the case that {', '.join(ran)} did not score: ADK's "
+            f"rubric metrics score a case's or a turn's rubric only when its type names their "
+            f"kind (FINAL_RESPONSE_QUALITY, TOOL_USE_QUALITY); these have type {kinds}"
+        )
+    outcome = MetricOutcome(None, None, "not_evaluated", reason)
+    status: Status = "not_evaluated" if result.status == "passed" else result.status
+    return dataclasses.replace(
+        result, status=status, metrics={**result.metrics, UNSCORED_RUBRICS: outcome}
+    )
 
 
 def _status(adk_status: Any) -> Status:
@@ -304,6 +373,9 @@ def _verdict(case: FluentCase, outcomes: dict[str, MetricOutcome], state_checked
     return "passed" if evaluated or state_checked else "not_evaluated"
 
 
+NOT_RUN = "the turn did not run"
+
+
 def case_result(
     case: FluentCase,
     adk_result: Any,
@@ -330,10 +402,12 @@ def case_result(
         answer = final_text(invocation) if invocation is not None else ""
         response_problem = trajectory_problem = None
         check = turn.response if not isinstance(turn.response, str) else None
-        if check is not None and invocation is not None:
-            response_problem = check.check(answer)[1]
+        if check is not None:  # a turn that never ran did not give the answer
+            response_problem = NOT_RUN if invocation is None else check.check(answer)[1]
         diff: list[str] = []
-        if turn.tools is not None and invocation is not None:
+        if turn.tools is not None and invocation is None:
+            trajectory_problem = NOT_RUN
+        elif turn.tools is not None:
             expected = list(turn.tools)
             trajectory_problem = check_trajectory(expected, calls, trajectory_match)  # type: ignore[arg-type]
             diff = trajectory_diff(expected, calls) if (trajectory_problem or expected) else []  # type: ignore[arg-type]

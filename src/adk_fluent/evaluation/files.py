@@ -26,8 +26,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from adk_fluent.errors import EvalError, describe_value
-from adk_fluent.evaluation.cases import FluentCase, ResponseCheck, ToolCall, Turn, rouge
+from adk_fluent.errors import EvalError, describe_value, install_extra
+from adk_fluent.evaluation.cases import (
+    SUITE_NAME,
+    FluentCase,
+    ResponseCheck,
+    ToolCall,
+    Turn,
+    rouge,
+)
 from adk_fluent.evaluation.compile import (
     RESPONSE_METRIC,
     TRAJECTORY_METRIC,
@@ -53,7 +60,9 @@ def _yaml() -> Any:
         import yaml
     except ImportError as error:  # pragma: no cover - google-adk depends on PyYAML
         raise EvalError(
-            "the YAML format needs PyYAML", field="path", hint="pip install 'adk-fluent[eval]'"
+            "the YAML format needs PyYAML",
+            field="path",
+            hint=install_extra("eval"),
         ) from error
     return yaml
 
@@ -343,10 +352,121 @@ def dump_yaml(suite: FluentEvalSuite) -> str:
     if suite.num_runs != 1:
         data["num_runs"] = suite.num_runs
     data["cases"] = [case_to_data(case) for case in suite.cases]
+    _warn_what_yaml_drops(suite)
     return str(_yaml().safe_dump(data, sort_keys=False, allow_unicode=True, width=100))
 
 
+def _warn_what_yaml_drops(suite: FluentEvalSuite) -> None:
+    """Cases read from an ADK eval set may hold expectations the YAML format has no field for
+    (rubrics, a turn's intermediate responses): say which, rather than drop them quietly."""
+    import warnings
+
+    from adk_fluent.errors import AdkFluentWarning
+    from adk_fluent.evaluation.cases import adk_source
+
+    dropped: dict[str, list[str]] = {}
+    for case in suite.cases:
+        source = adk_source(case)
+        if source is None:
+            continue
+        turns = source.conversation or []
+        if source.rubrics or any(turn.rubrics for turn in turns):
+            dropped.setdefault("rubrics", []).append(case.case_id)
+        if any(getattr(turn.intermediate_data, "intermediate_responses", None) for turn in turns):
+            dropped.setdefault("intermediate responses", []).append(case.case_id)
+    if dropped:
+        what = "; ".join(f"{kind} of {', '.join(ids[:5])}" for kind, ids in dropped.items())
+        warnings.warn(
+            f"suite '{suite.name}': the YAML format has no field for ADK's {what}, so the YAML "
+            f"leaves them out. Hint: to_eval_set_file() writes every field ADK's eval set keeps.",
+            AdkFluentWarning,
+            stacklevel=3,
+        )
+
+
 # ---- ADK eval set -> suite ----
+
+
+def read_eval_set(path: Path) -> Any:
+    """ADK's EvalSet from a file, read as ADK reads it: the EvalSet schema, else one of the two
+    older list formats ADK still converts with its own converter (`convert_eval_set_to_pydantic_
+    schema`, on every supported release):
+
+    - `[{"name": ..., "data": [{"query": ...}, ...], "initial_session": {...}}, ...]`, which
+      `adk eval` reads (one case per item, named by its `name`);
+    - `[{"query": ..., "expected_tool_use": [...], "reference": ...}, ...]`, which ADK's
+      AgentEvaluator reads (the whole file is one case, named after the file's path).
+
+    Where ADK makes up an eval set id (a random one, or the file's path), the file's name
+    without its suffixes stands in, so the suite has a usable name."""
+    import json
+
+    from google.adk.evaluation.eval_set import EvalSet
+    from pydantic import ValidationError
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise EvalError(f"no file at {path}", field="path", hint="check the path.") from None
+    try:
+        return EvalSet.model_validate_json(text)
+    except ValidationError as error:
+        first = error.errors()[0]
+        problem = f"{'.'.join(str(part) for part in first['loc'])}: {first['msg']}"
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise EvalError(
+            f"{path} is not JSON: {error}",
+            field="path",
+            hint="pass a .evalset.json or .test.json written by ADK (adk web, adk eval) or by "
+            "to_eval_set_file().",
+        ) from None
+    old = _from_list_format(data, path)
+    if old is not None:
+        return old
+    raise EvalError(
+        f"{path} is not an ADK eval set: {problem}",
+        field="path",
+        hint="pass a .evalset.json or .test.json written by ADK (adk web, adk eval) or by "
+        "to_eval_set_file(), or a list in ADK's older format (query / expected_tool_use / "
+        "reference).",
+    )
+
+
+def _from_list_format(data: Any, path: Path) -> Any:
+    """The EvalSet ADK's converter makes of an older list-format file; None when `data` is
+    not one (the caller then reports the EvalSet schema's complaint)."""
+    from google.adk.evaluation.local_eval_sets_manager import convert_eval_set_to_pydantic_schema
+    from pydantic import ValidationError
+
+    if not isinstance(data, list) or not data or not all(isinstance(x, Mapping) for x in data):
+        return None
+    if all("data" in item and "name" in item for item in data):
+        items = data  # adk eval's form: one case per item
+    elif all("query" in item for item in data):
+        # AgentEvaluator's form: the file is one case named after its path (as ADK names it)
+        items = [{"name": str(path), "data": data, "initial_session": {}}]
+    else:
+        return None
+    try:
+        return convert_eval_set_to_pydantic_schema(_name_of(path), items)
+    except (KeyError, TypeError, ValidationError) as error:
+        raise EvalError(
+            f"{path} is in ADK's older list format, but ADK's converter refuses it: "
+            f"{type(error).__name__}: {error}",
+            field="path",
+            hint="each turn needs query (and may give expected_tool_use with tool_name / "
+            "tool_input, and reference).",
+        ) from None
+
+
+def _name_of(path: Path) -> str:
+    """A suite name from a file name: `roll_die.test.json` -> `roll_die`."""
+    from adk_fluent.evaluation.cases import slug
+
+    stem = path.name.split(".")[0]
+    return stem if SUITE_NAME.fullmatch(stem) else slug(stem)
 
 
 def load_eval_set(
@@ -359,29 +479,21 @@ def load_eval_set(
     **options: Any,
 ) -> FluentEvalSuite:
     from google.adk.evaluation.eval_set import EvalSet
-    from pydantic import ValidationError
+
+    from adk_fluent.evaluation.compile import eval_set_header, simulator_defaults
 
     path: Path | None = None
     if isinstance(source, EvalSet):
         eval_set = source
     else:
         path = Path(source)
-        try:
-            eval_set = EvalSet.model_validate_json(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise EvalError(f"no file at {path}", field="path", hint="check the path.") from None
-        except ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            raise EvalError(
-                f"{path} is not an ADK eval set: {where}: {first['msg']}",
-                field="path",
-                hint="pass a .evalset.json written by ADK (adk web, adk eval) or by "
-                "to_eval_set_file().",
-            ) from None
-    specs = _config_metrics(config, path)
+        eval_set = read_eval_set(path)
+    eval_config = _eval_config(config, path)
+    specs = metrics_from_config(eval_config)
     own = {spec.name: spec for spec in specs if spec.name in _OWN_METRICS}
-    cases = [from_eval_case(eval_case) for eval_case in eval_set.eval_cases]
+    scenarios = any(case.conversation_scenario for case in eval_set.eval_cases)
+    simulator = simulator_defaults(eval_config) if scenarios else None
+    cases = [from_eval_case(eval_case, simulator) for eval_case in eval_set.eval_cases]
     settings: dict[str, Any] = {
         "metrics": {
             spec.name: spec.threshold
@@ -398,23 +510,58 @@ def load_eval_set(
     # the config names them (a file from `adk web` is scored by ADK's metrics alone).
     settings["own_metrics"] = tuple(own)
     settings.update(options)
-    return cls(name or eval_set.eval_set_id, pipeline, cases, **settings)
+    suite_name = name or (
+        eval_set.eval_set_id
+        if SUITE_NAME.fullmatch(eval_set.eval_set_id)
+        else _name_of(path or Path(eval_set.eval_set_id))
+    )
+    suite = cls(suite_name, pipeline, cases, **settings)
+    suite._adk_header = eval_set_header(eval_set)  # exported back as it was read
+    return suite
 
 
-def _config_metrics(config: Any, path: Path | None) -> list[Any]:
+def _eval_config(config: Any, path: Path | None) -> Any:
+    """ADK's EvalConfig: `config` (an EvalConfig, its JSON file, or that JSON as a mapping),
+    else test_config.json
+    beside the eval set (where ADK's AgentEvaluator looks), else ADK's default criteria."""
     from google.adk.evaluation.eval_config import EvalConfig
+    from pydantic import ValidationError
 
     if config is None and path is not None and (path.parent / "test_config.json").is_file():
         config = path.parent / "test_config.json"
     if config is None:
-        return metrics_from_config(
-            {"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}}
-        )
+        return EvalConfig(criteria={"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8})
+    if isinstance(config, EvalConfig):
+        return config
+    if isinstance(config, Mapping):  # test_config.json's content
+        try:
+            return EvalConfig.model_validate(dict(config))
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise EvalError(
+                f"config is not an ADK eval config: {where}: {first['msg']}",
+                field="config",
+                hint='e.g. {"criteria": {"tool_trajectory_avg_score": 1.0}}.',
+            ) from None
     if isinstance(config, str | Path):
         try:
-            config = EvalConfig.model_validate_json(Path(config).read_text(encoding="utf-8"))
+            return EvalConfig.model_validate_json(Path(config).read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise EvalError(
                 f"no config at {config}", field="config", hint="check the path."
             ) from None
-    return metrics_from_config(config)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise EvalError(
+                f"{config} is not an ADK eval config: {where}: {first['msg']}",
+                field="config",
+                hint='a test_config.json: {"criteria": {"tool_trajectory_avg_score": 1.0}}.',
+            ) from None
+    raise EvalError(
+        f"config takes an ADK EvalConfig, the path of its JSON file or its content, not "
+        f"{describe_value(config)}",
+        field="config",
+        hint="e.g. config='eval/test_config.json'.",
+    )

@@ -165,6 +165,9 @@ class FluentEvalReport:
     metrics: list[str] = field(default_factory=list)
     seconds: float = 0.0
     case_results: list[Any] = field(default_factory=list, repr=False)  # ADK's EvalCaseResult
+    # The ExecutionConfig the App ran with (describe_config), so a report says whether it
+    # evaluated what is deployed; "" in a report saved before reports named it.
+    config: str = ""
 
     # ---- verdicts ----
     @property
@@ -280,8 +283,10 @@ class FluentEvalReport:
         lines = [
             f"Suite {self.suite}{on}: {total} case(s), {ok} passed, {total - ok} not "
             f"({self.pass_rate:.0%}) in {self.seconds:.1f}s",
-            "",
         ]
+        if self.config:
+            lines.append(f"Config: {self.config}")
+        lines.append("")
         headers = ["case", "status", *self.metrics, "state", "tags"]
         rows = []
         for case in self.cases:
@@ -335,6 +340,7 @@ class FluentEvalReport:
             "format": FORMAT,
             "suite": self.suite,
             "adk_version": self.adk_version,
+            "config": self.config,
             "metrics": list(self.metrics),
             "seconds": round(self.seconds, 3),
             "passed": self.passed,
@@ -399,6 +405,7 @@ class FluentEvalReport:
             suite=data.get("suite", ""),
             cases=cases,
             adk_version=data.get("adk_version", ""),
+            config=str(data.get("config", "")),
             metrics=list(data.get("metrics", [])),
             seconds=float(data.get("seconds", 0.0)),
         )
@@ -417,6 +424,40 @@ def _case(data: Mapping[str, Any]) -> CaseResult:
         runs=int(data.get("runs", 1)),
         tokens=dict(data.get("tokens", {})),
     )
+
+
+NO_CONFIG = "none (the App as the pipeline builds it)"
+
+
+def describe_config(config: Any) -> str:
+    """An ExecutionConfig in one line, naming only what differs from the defaults (its
+    middleware and plugins by name): `ExecutionConfig(middleware=[retry(app, priority=-10)])`."""
+    import dataclasses
+
+    if config is None:
+        return NO_CONFIG
+    if not dataclasses.is_dataclass(config):
+        return repr(config)
+    shown = []
+    for item in dataclasses.fields(config):
+        value = getattr(config, item.name)
+        if item.default is not dataclasses.MISSING:
+            default = item.default
+        elif item.default_factory is not dataclasses.MISSING:
+            default = item.default_factory()
+        else:  # pragma: no cover - ExecutionConfig gives every field a default
+            default = dataclasses.MISSING
+        if value == default:
+            continue
+        if item.name in ("middleware", "plugins"):
+            names = [
+                repr(one) if item.name == "middleware" else getattr(one, "name", type(one).__name__)
+                for one in value
+            ]
+            shown.append(f"{item.name}=[{', '.join(names)}]")
+        else:
+            shown.append(f"{item.name}={value!r}")
+    return f"{type(config).__name__}({', '.join(shown)})"
 
 
 def merge_runs(runs: Iterable[CaseResult]) -> CaseResult:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import re
 import time
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
@@ -21,8 +20,20 @@ from pathlib import Path
 from typing import Any
 
 from adk_fluent.adk.native import is_native_agent
-from adk_fluent.errors import AdkFluentWarning, EvalError, describe_value, did_you_mean
-from adk_fluent.evaluation.cases import TRAJECTORY_MATCHES, FluentCase, FluentJudge, ToolCall
+from adk_fluent.errors import (
+    AdkFluentWarning,
+    EvalError,
+    describe_value,
+    did_you_mean,
+    with_article,
+)
+from adk_fluent.evaluation.cases import (
+    SUITE_NAME,
+    TRAJECTORY_MATCHES,
+    FluentCase,
+    FluentJudge,
+    ToolCall,
+)
 from adk_fluent.evaluation.compile import (
     FUNCTION_PATHS,
     JUDGE_FUNCTION_PATH,
@@ -30,10 +41,9 @@ from adk_fluent.evaluation.compile import (
     TRAJECTORY_METRIC,
     MetricSpec,
 )
-from adk_fluent.evaluation.report import FluentEvalReport, merge_runs
+from adk_fluent.evaluation.report import FluentEvalReport, describe_config, merge_runs
 from adk_fluent.ir.nodes import Node
 
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}")
 LLM_JUDGE_METRIC = "final_response_match_v2"  # ADK's LLM-as-judge on the reference answer
 
 
@@ -92,7 +102,7 @@ class FluentEvalSuite:
         parallelism: int = 4,
         own_metrics: Iterable[str] | None = None,
     ) -> None:
-        if not (isinstance(name, str) and _NAME.fullmatch(name)):
+        if not (isinstance(name, str) and SUITE_NAME.fullmatch(name)):
             raise EvalError(
                 f"suite name {name!r} is not usable",
                 field="name",
@@ -151,6 +161,9 @@ class FluentEvalSuite:
                 hint="class Booking(StateSchema): intent: str ... then state_schema=Booking.",
             )
         self.state_schema = state_schema
+        # The id, name, description and timestamp of the ADK eval set the suite was read from
+        # (from_eval_set), exported back as they were read; None for a suite written in code.
+        self._adk_header: dict[str, Any] | None = None
         self.own_metrics = (
             None
             if own_metrics is None
@@ -274,8 +287,19 @@ class FluentEvalSuite:
         return next(node for node in self.pipeline.to_ir().walk() if node.name == target)
 
     def to_app(self, *, target: str | None = None, backend: Any = None, config: Any = None) -> Any:
-        """The native ADK App the cases run on (of the `target` sub-graph when given): what an
-        agent folder exposes to `adk eval` for an exported suite."""
+        """The native ADK App the cases run on (of the `target` sub-graph when given), built
+        with `config` (an ExecutionConfig: middleware, plugins, app name, limits) as
+        `pipeline.to_app(config)` builds it: what an agent folder exposes to `adk eval` for an
+        exported suite."""
+        if config is not None and not _is_builder(self.pipeline):
+            raise EvalError(
+                f"config= builds an adk-fluent pipeline's App, and this suite evaluates "
+                f"{'a native App' if _is_native_app(self.pipeline) else 'a native agent'}, "
+                "which no ExecutionConfig is applied to",
+                field="config",
+                hint="a native App runs with its own plugins: give them to App(plugins=...), "
+                "or evaluate the adk-fluent pipeline with config=ExecutionConfig(...).",
+            )
         if _is_native_app(self.pipeline):
             return self.pipeline
         if is_native_agent(self.pipeline):
@@ -348,8 +372,11 @@ class FluentEvalSuite:
         tags: Iterable[str] | None = None,
     ) -> FluentEvalReport:
         """Run the cases (those ids / tags only, when given) through LocalEvalService with the
-        pipeline's App; `backend=mock_backend(...)` scripts the models. Each run uses its own
-        sessions (in memory unless `session_service` is given)."""
+        pipeline's App; `backend=mock_backend(...)` scripts the models. `config` is the
+        ExecutionConfig the App is built with, as `pipeline.to_app(config)` builds what you
+        deploy: its middleware (retry, fallback, ...), plugins and limits run in every case, and
+        the report names it (`report.config`). Each run uses its own sessions (in memory unless
+        `session_service` is given)."""
         with warnings.catch_warnings():
             # ADK marks its eval classes experimental on every construction; the user asked
             # for an evaluation, not for that banner once per case.
@@ -384,12 +411,6 @@ class FluentEvalSuite:
         chosen = self._select(cases, tags)
         specs = self.metric_specs()
         self._check_metric_names(specs)
-        services = Services(
-            session_service or InMemorySessionService(),
-            artifact_service or InMemoryArtifactService(),
-            memory_service,
-        )
-        started = time.perf_counter()
         # One LocalEvalService per sub-graph and user simulator (ADK configures the simulator
         # per service): static cases share one.
         groups: dict[tuple[str | None, Any], list[FluentCase]] = {}
@@ -397,13 +418,30 @@ class FluentEvalSuite:
             simulation = case.simulation
             settings = None if simulation is None else (simulation.model, simulation.max_turns)
             groups.setdefault((case.target, settings), []).append(case)
+
+        def build_apps() -> dict[str | None, Any]:
+            return {
+                target: self.to_app(target=target, backend=backend, config=config)
+                for target, _ in groups
+            }
+
+        # Each sub-graph's App, built with `config` before anything runs (a config that cannot
+        # apply is refused here, not after half the cases ran); each run builds its own, so
+        # middleware state (a cache, a breaker) starts afresh as it would in a new process.
+        apps = build_apps()
+        services = Services(
+            session_service or InMemorySessionService(),
+            artifact_service or InMemoryArtifactService(),
+            memory_service,
+        )
+        started = time.perf_counter()
         runs: dict[str, list[Any]] = {case.case_id: [] for case in chosen}
         adk_results: list[Any] = []
-        for _ in range(self.num_runs):
+        for run in range(self.num_runs):
+            apps = apps if run == 0 else build_apps()
             for (target, _), members in groups.items():
-                app = self.to_app(target=target, backend=backend, config=config)
                 results, scored = await evaluate_group(
-                    app=app,
+                    app=apps[target],
                     suite_name=self.name,
                     cases=members,
                     metrics=specs,
@@ -423,6 +461,7 @@ class FluentEvalSuite:
             metrics=[spec.name for spec in specs],
             seconds=time.perf_counter() - started,
             case_results=adk_results,
+            config=describe_config(config),
         )
 
     def run_sync(self, **options: Any) -> FluentEvalReport:
@@ -507,11 +546,20 @@ class FluentEvalSuite:
         return chosen
 
     def to_eval_set(self, *, target: str | None = None, app_name: str | None = None) -> Any:
-        """ADK's EvalSet for the cases on the whole pipeline (or on `target`)."""
+        """ADK's EvalSet for the cases on the whole pipeline (or on `target`). A suite read
+        from an ADK eval set gives back that set's id, name, description and timestamp, and each
+        case read from it as it was read (rubrics, intermediate responses, invocation ids, its
+        session input); `app_name` renames the app of every case."""
         from adk_fluent.evaluation.compile import to_eval_set
 
         app = app_name or self._app_name()
-        return to_eval_set(self.name, self._export_cases(target), app)
+        return to_eval_set(
+            self.name,
+            self._export_cases(target),
+            app,
+            header=self._adk_header,
+            keep_app_name=app_name is None,
+        )
 
     def to_eval_config(self) -> Any:
         """ADK's EvalConfig (test_config.json) for the suite's metrics."""
@@ -553,7 +601,10 @@ class FluentEvalSuite:
         target_path.parent.mkdir(parents=True, exist_ok=True)
         config_file.parent.mkdir(parents=True, exist_ok=True)
         target_path.write_text(
-            eval_set.model_dump_json(indent=2, exclude_none=True, by_alias=False) + "\n",
+            # Only the fields that were given: a case read from a file is written back as it
+            # was read (an explicit null stays null), and a case of adk-fluent's own holds no
+            # release's defaults (a file written on ADK 2.x reads the same on 1.x).
+            eval_set.model_dump_json(indent=2, exclude_unset=True, by_alias=False) + "\n",
             encoding="utf-8",
         )
         config_file.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
@@ -714,9 +765,9 @@ def _check_schema(case: FluentCase, schema: Any) -> None:
                 continue
             if schema_type_problem(ref, value) is not None:
                 raise EvalError(
-                    f"{field_name}['{name}'] is {describe_value(value)}, but {ref!r} is a "
-                    f"{type_name(ref.type)}",
+                    f"{field_name}['{name}'] is {describe_value(value)}, but {ref!r} is "
+                    f"{with_article(type_name(ref.type))}",
                     case=case.case_id,
                     field=field_name,
-                    hint=f"give a {type_name(ref.type)}, or a check: ANY, Regex(...), a function.",
+                    hint=f"give {with_article(type_name(ref.type))}, or a check: ANY, Regex(...), a function.",
                 )

@@ -55,6 +55,17 @@ def out_of_range(turn):
 
 unjudged = FluentEvalSuite("unjudged", pipeline, [FluentCase("Book Paris", id="x")],
                            judges=[FluentJudge("broken", out_of_range)])
+
+# What is deployed: the App is built with this config (retry for a model that fails once).
+from adk_fluent import ExecutionConfig
+from adk_fluent.middleware import retry
+from tests.support.evaluation import flaky_backend, flaky_helper
+from tests.support.middleware import no_wait
+
+deployed = ExecutionConfig(middleware=[retry(max_attempts=3, sleep=no_wait)])
+flaky = FluentEvalSuite("flaky", flaky_helper(), [FluentCase(
+    "Book me a trip to Paris", response=contains("booked"), id="paris")])
+native = FluentEvalSuite("native", pipeline.to_app(backend=scripted), CASES[:1])
 """
 
 
@@ -75,6 +86,18 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
+def _status_column(out: str) -> dict[str, str]:
+    """The table's case -> status column (the lines after its header, up to a blank line)."""
+    lines = out.splitlines()
+    start = next(index for index, line in enumerate(lines) if line.startswith("case "))
+    rows = {}
+    for line in lines[start + 1 :]:
+        if not line.strip():
+            break
+        rows[line.split()[0]] = line.split()[1]
+    return rows
+
+
 def statuses(out: str) -> dict[str, str]:
     return {case["id"]: case["status"] for case in json.loads(out)["cases"]}
 
@@ -83,8 +106,8 @@ def test_a_passing_suite_exits_0_and_prints_the_table(project, capsys):
     code, out, err = run(capsys, "evals:suite", "--backend", "evals:backend")
     assert code == 0, err
     assert "2 case(s), 2 passed, 0 not" in out
-    rows = {line.split()[0]: line.split()[1] for line in out.splitlines()[2:5]}
-    assert rows == {"case": "status", "paris": "PASS", "hello": "PASS"}
+    assert out.splitlines()[1] == "Config: none (the App as the pipeline builds it)"
+    assert _status_column(out) == {"paris": "PASS", "hello": "PASS"}
     assert "Failures" not in out
 
 
@@ -224,6 +247,24 @@ def test_an_adk_eval_set_file_runs_on_the_pipeline(project, capsys):
     assert code == 0 and "Suite exported" in out
 
 
+def test_config_builds_the_app_as_deployed_and_the_report_names_it(project, capsys):
+    """A model that fails once: the case errors on the App alone, and passes on the App built
+    with the deployed config's retry; text and JSON name the config that ran."""
+    code, out, _ = run(capsys, "evals:flaky", "--backend", "evals:flaky_backend")
+    assert code == 1 and _status_column(out) == {"paris": "ERROR"}
+    assert "Config: none (the App as the pipeline builds it)" in out
+    assert "the model is busy" in out
+
+    args = ("evals:flaky", "--backend", "evals:flaky_backend", "--config", "evals:deployed")
+    code, out, err = run(capsys, *args)
+    assert code == 0, out + err
+    shown = "evals:deployed = ExecutionConfig(middleware=[retry(app, priority=-10)])"
+    assert out.splitlines()[1] == f"Config: {shown}"
+    code, out, _ = run(capsys, *args, "--json", "--save", "run.json")
+    assert code == 0 and json.loads(out)["config"] == shown
+    assert json.loads((project / "run.json").read_text())["config"] == shown
+
+
 def test_the_help_documents_the_exit_codes(capsys):
     with pytest.raises(SystemExit) as exited:
         main(["eval", "--help"])
@@ -250,6 +291,12 @@ def test_the_help_documents_the_exit_codes(capsys):
             "is a FluentEvalSuite, not an adk-fluent pipeline",
         ),
         (["evals:suite", "--backend", "evals:CASES"], "gives a list, not a test backend"),
+        (["evals:suite", "--config", "evals:CASES"], "'evals:CASES' is a list, not an Execut"),
+        (["evals:suite", "--config", "evals:deploy"], "--config: 'evals' has no attribute"),
+        (
+            ["evals:native", "--config", "evals:deployed"],
+            "config= builds an adk-fluent pipeline's App, and this suite evaluates a native App",
+        ),
         (
             ["evals:suite", "--backend", "evals:backend", "--case", "pari"],
             "the suite has no case 'pari'; hint: did you mean 'paris'?",

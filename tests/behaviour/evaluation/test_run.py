@@ -160,7 +160,7 @@ async def test_state_is_checked_after_the_run_with_the_schema_types():
     ]
     assert fails.state[0].reason == "'booking' fails the check"
     assert wrong.status == "failed"
-    assert "is not a int" in wrong.state[0].reason
+    assert "is not an int" in wrong.state[0].reason
 
 
 def contains_word(word: str):

@@ -247,3 +247,36 @@ def test_judge_threshold_bounds_are_inclusive():
     assert FluentJudge("tone", polite, 1).threshold == 1
     with pytest.raises(EvalError):
         FluentJudge("tone", polite, 1.01)
+
+
+# ---- what ADK's own eval sets hold ----
+@pytest.mark.parametrize(
+    "case_id",
+    [
+        "tests/integration/fixture/hello_world_agent/roll_die.test.json",  # ADK's fixtures
+        "/usr/local/home/x/eval/data/pretrip.test.json",  # an absolute path (a public sample)
+        "Case 1: refund",
+    ],
+)
+def test_a_case_id_is_any_text_on_one_line(case_id):
+    assert FluentCase("hi", response="x", id=case_id).case_id == case_id
+
+
+@pytest.mark.parametrize("case_id", ["a\nb", "a\tb", "", "   ", "\x00"])
+def test_a_case_id_with_a_line_break_or_control_character_is_refused(case_id):
+    with pytest.raises(EvalError, match="is not usable"):
+        FluentCase("hi", response="x", id=case_id)
+
+
+@pytest.mark.parametrize("name", ["roll_die", "mcp.search", "ns:lookup", "get-page", "_private"])
+def test_a_tool_name_follows_the_function_declaration_rule(name):
+    assert FluentCase("hi", tools=[name, tool(name)]).turns[0].tools == (
+        ToolCall(name),
+        ToolCall(name, {}),
+    )
+
+
+@pytest.mark.parametrize("name", ["not a name", "1st", "-x", ""])
+def test_a_tool_name_outside_the_rule_is_refused(name):
+    with pytest.raises(EvalError):
+        FluentCase("hi", tools=[tool(name)])

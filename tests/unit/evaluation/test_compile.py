@@ -380,3 +380,90 @@ def test_a_predicate_on_a_tool_argument_cannot_be_exported():
     with pytest.raises(EvalError) as caught:
         to_eval_case(case, "shop")
     assert (caught.value.case, caught.value.field) == ("pred-arg", "tools")
+
+
+# ---- a case read from ADK's eval set keeps its EvalCase ----
+def _photo_case() -> Any:
+    from google.adk.evaluation.eval_case import IntermediateData, Invocation
+    from google.adk.evaluation.eval_rubrics import Rubric, RubricContent
+    from google.adk.evaluation.eval_set import EvalCase
+    from google.genai import types
+
+    image = types.Part(inline_data=types.Blob(mime_type="image/png", data=b"\x89PNG"))
+    return EvalCase(
+        eval_id="photos/1",
+        conversation=[
+            Invocation(
+                invocation_id="inv-1",
+                user_content=types.Content(role="user", parts=[image]),
+                final_response=types.Content(
+                    role="model", parts=[types.Part(text="A cat."), types.Part(text="Grey.")]
+                ),
+                intermediate_data=IntermediateData(
+                    intermediate_responses=[("describer", [types.Part(text="Looking.")])]
+                ),
+                rubrics=[
+                    Rubric(
+                        rubric_id="cat",
+                        rubric_content=RubricContent(text_property="It names the animal."),
+                    )
+                ],
+            )
+        ],
+    )
+
+
+def test_a_turn_without_text_is_named_by_its_parts_and_answers_join_as_adk_joins_them():
+    case = from_eval_case(_photo_case())
+    [turn] = case.turns
+    assert turn.text == "<inline_data>"
+    assert turn.reference == "A cat.\nGrey."  # response_match_score's reference, the same text
+
+
+def test_an_exported_adk_case_is_the_case_read_and_a_run_points_it_at_the_app():
+    source = _photo_case()
+    case = from_eval_case(source)
+    assert to_eval_case(case, "ignored", keep_app_name=True) == source  # every field, as read
+    run = to_eval_case(case, "shop", strict=False, predicates={}, run=True)
+    assert (run.session_input.app_name, run.session_input.user_id) == ("shop", "eval_user")
+    assert run.model_copy(update={"session_input": None}) == source  # nothing else changed
+    renamed = case.with_id("photos/2")  # a renamed copy keeps its source
+    assert to_eval_case(renamed, "x", keep_app_name=True).eval_id == "photos/2"
+    assert to_eval_case(renamed, "x", keep_app_name=True).conversation == source.conversation
+
+
+@pytest.mark.parametrize(
+    ("judging", "installed", "says"),
+    [
+        ([], ["rubric_based_final_response_quality_v1"], "add one of this ADK's rubric metrics"),
+        ([], [], "the installed google-adk has no rubric metric to score them with"),
+        (["rubric_based_final_response_quality_v1"], [], "these have type None"),
+    ],
+)
+@pytest.mark.filterwarnings(r"ignore:\[EXPERIMENTAL\]:UserWarning")  # ADK's registry, on import
+def test_rubrics_no_metric_scored_leave_a_passed_case_not_evaluated(judging, installed, says):
+    from types import SimpleNamespace
+
+    from adk_fluent.evaluation.execute import unscored_rubrics
+    from adk_fluent.evaluation.report import CaseResult, MetricOutcome
+
+    case = from_eval_case(_photo_case())
+    passed = CaseResult("photos/1", "passed", metrics={"m": MetricOutcome(1.0, 1.0, "passed")})
+    nothing_scored = SimpleNamespace(
+        overall_eval_metric_results=[], eval_metric_result_per_invocation=[]
+    )
+    result = unscored_rubrics(passed, case, nothing_scored, judging, installed)
+    assert result.status == "not_evaluated" and not result.passed
+    assert result.metrics["m"] == passed.metrics["m"]
+    reason = result.metrics["rubrics"].reason
+    assert reason.startswith("1 rubric(s) in the case") and says in reason
+
+    scored = SimpleNamespace(
+        overall_eval_metric_results=[
+            SimpleNamespace(
+                details=SimpleNamespace(rubric_scores=[SimpleNamespace(rubric_id="cat")])
+            )
+        ],
+        eval_metric_result_per_invocation=[],
+    )
+    assert unscored_rubrics(passed, case, scored, judging, installed) == passed

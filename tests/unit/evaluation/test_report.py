@@ -337,3 +337,44 @@ def test_merge_runs_mean_ignores_runs_without_a_score():
 def test_merge_of_one_run_is_that_run():
     case = _failing_case()
     assert merge_runs([case]) == case
+
+
+# ---- which ExecutionConfig ran ----
+def test_the_config_is_a_line_of_the_text_and_a_field_of_the_json():
+    from adk_fluent import ExecutionConfig
+    from adk_fluent.evaluation.report import describe_config
+    from adk_fluent.middleware import retry
+
+    config = ExecutionConfig(app_name="trips", max_llm_calls=20, middleware=[retry()])
+    shown = describe_config(config)
+    assert (
+        shown
+        == "ExecutionConfig(app_name='trips', max_llm_calls=20, middleware=[retry(app, priority=-10)])"
+    )
+    report = _report(_case("a", response_match_score=1.0))
+    report.config = shown
+    assert report.to_text().splitlines()[1] == f"Config: {shown}"
+    data = json.loads(report.to_json())
+    assert data["config"] == shown
+    assert FluentEvalReport.from_dict(data).config == shown
+
+
+def test_a_report_saved_before_reports_named_their_config_still_loads():
+    data = json.loads(_report(_case("a", response_match_score=1.0)).to_json())
+    del data["config"]
+    loaded = FluentEvalReport.from_dict(data)
+    assert loaded.config == "" and "Config:" not in loaded.to_text()
+
+
+def test_describe_config_names_plugins_and_says_none():
+    from google.adk.plugins.base_plugin import BasePlugin
+
+    from adk_fluent import ExecutionConfig
+    from adk_fluent.evaluation.report import NO_CONFIG, describe_config
+
+    assert describe_config(None) == NO_CONFIG
+    assert describe_config(ExecutionConfig()) == "ExecutionConfig()"
+    assert (
+        describe_config(ExecutionConfig(plugins=[BasePlugin(name="audit")]))
+        == "ExecutionConfig(plugins=[audit])"
+    )

@@ -16,7 +16,14 @@ from typing import Any
 
 import pytest
 
-from adk_fluent import FluentCase, FluentEvalReport, FluentEvalSuite, FluentJudge, StateSchema
+from adk_fluent import (
+    ExecutionConfig,
+    FluentCase,
+    FluentEvalReport,
+    FluentEvalSuite,
+    FluentJudge,
+    StateSchema,
+)
 from adk_fluent.evaluation import (
     ANY,
     CaseResult,
@@ -76,6 +83,20 @@ def _load_missing() -> Any:
         return FluentEvalReport.load(Path(folder) / "baseline.json")
 
 
+def _eval_set() -> Any:
+    from google.adk.evaluation.eval_set import EvalSet
+
+    return EvalSet(eval_set_id="shop", eval_cases=[])
+
+
+def _read(text: str) -> Any:
+    """from_eval_set on a file holding `text`."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "x.test.json"
+        path.write_text(text, encoding="utf-8")
+        return FluentEvalSuite.from_eval_set(path, booking_pipeline())
+
+
 def _report() -> FluentEvalReport:
     return FluentEvalReport(
         "booking", [CaseResult("paris", "passed"), CaseResult("rome", "failed")]
@@ -90,7 +111,10 @@ CASES = [
     case("eval-case-input-dict", lambda: FluentCase({"text": "hi"}, response="x"), "input", "dict"),
     case("eval-case-turn-int", lambda: FluentCase(["hi", 3], response="x"), "input", "turn", "3"),
     # FluentCase: id, target, tags, user_id
-    case("eval-case-id-space", lambda: FluentCase("hi", response="x", id="a b"), "id", "'a b'"),
+    case(
+        "eval-case-id-newline", lambda: FluentCase("hi", response="x", id="a\nb"), "id", "one line"
+    ),
+    case("eval-case-id-blank", lambda: FluentCase("hi", response="x", id="  "), "id", "'  '"),
     case("eval-case-id-int", lambda: FluentCase("hi", response="x", id=3), "id", "3"),
     case("eval-case-target-int", lambda: FluentCase("hi", response="x", target=3), "target", "hi"),
     case(
@@ -430,6 +454,50 @@ CASES = [
         "booking",
     ),
     case("eval-run-no-ids", lambda: _suite().run(cases=[]), "no case is selected", "cases"),
+    case(
+        "eval-run-config-not-an-execution-config",
+        lambda: _suite().run(config={"middleware": []}),
+        "config",
+        "ExecutionConfig",
+        "dict",
+    ),
+    case(
+        "eval-run-config-on-a-native-app",
+        lambda: FluentEvalSuite("shop", _native_app(), [_paris()]).run(config=ExecutionConfig()),
+        "config=",
+        "native App",
+        "App(plugins=...)",
+    ),
+    case(
+        "eval-from-eval-set-config-list",
+        lambda: FluentEvalSuite.from_eval_set(_eval_set(), booking_pipeline(), config=["x"]),
+        "config",
+        "EvalConfig",
+        "list",
+    ),
+    case(
+        "eval-from-eval-set-config-bad-criterion",
+        lambda: FluentEvalSuite.from_eval_set(
+            _eval_set(), booking_pipeline(), config={"criteria": {"response_match_score": "x"}}
+        ),
+        "config",
+        "not an ADK eval config",
+        "criteria",
+    ),
+    case(
+        "eval-from-eval-set-old-list-refused-by-adk",
+        lambda: _read('[{"query": "hi", "expected_tool_use": [{"name": "book"}]}]'),
+        "older list format",
+        "tool_name",
+        "x.test.json",
+    ),
+    case("eval-from-eval-set-not-json", lambda: _read("{nope"), "is not JSON", "x.test.json"),
+    case(
+        "eval-from-eval-set-not-an-eval-set",
+        lambda: _read('{"suite": "booking", "cases": []}'),
+        "not an ADK eval set",
+        "eval_set_id",
+    ),
     case("eval-run-case-id-int", lambda: _suite().run(cases=[3]), "cases", "3"),
     case("eval-run-tags-int", lambda: _suite().run(tags=3), "tags", "3"),
     case(
