@@ -33,6 +33,19 @@ RUN_CALLBACKS = frozenset(
 
 _CALLBACK_STEMS = ("before_", "after_", "on_")
 
+# The custom_metadata key of a model reply that another model gave in place of the agent's
+# failed call (fallback_model): {"model": the answering model's name}. Middleware that prices
+# or labels a reply (cost_attribution) reads it through `answering_model`.
+FALLBACK_KEY = "adk_fluent.fallback"
+
+
+def answering_model(llm_response: Any) -> str | None:
+    """The model that gave `llm_response` in place of the agent's own (a fallback's name, as
+    fallback_model marks it); None for a reply of the model the request named."""
+    mark = (getattr(llm_response, "custom_metadata", None) or {}).get(FALLBACK_KEY)
+    model = mark.get("model") if isinstance(mark, dict) else None
+    return model if isinstance(model, str) and model else None
+
 
 class Middleware:
     """Base class for a middleware (optional: any object with plugin-callback methods works).
@@ -48,6 +61,9 @@ class Middleware:
     # True: it must see the callbacks of the whole run (on_user_message, before_run, ...), so
     # it is refused where it would be scoped (a scope, or `.middleware()` below the root)
     needs_whole_run: bool = False
+    # True: a backend's own middleware (a replaying backend's), which the engine puts before
+    # the config's; errors number ExecutionConfig's items as the user wrote them, without it
+    from_backend: bool = False
 
     def __init__(self, *, scope: str | tuple[str, ...] | None = None, priority: int = 0) -> None:
         self.scope = scope_names(scope, middleware_name(self))
@@ -64,6 +80,38 @@ def middleware_name(middleware: Any) -> str:
     return name if isinstance(name, str) and name else type(middleware).__name__
 
 
+CONFIG_PLACE = "ExecutionConfig(middleware=...)"
+
+
+def config_place(index: int, middleware: Any) -> str:
+    """Where the `index`-th (from 0) middleware of ExecutionConfig was given, as errors name it:
+    "ExecutionConfig(middleware=...) item 2 (retry)"."""
+    named = middleware.__name__ if isinstance(middleware, type) else middleware_name(middleware)
+    return f"{CONFIG_PLACE} item {index + 1} ({named})"
+
+
+def config_places(middleware: Any) -> list[str]:
+    """`config_place` of each middleware of a config's stack, numbered as the user wrote them:
+    a backend's own middleware (`from_backend`), which the engine puts first, is not counted."""
+    places: list[str] = []
+    number = 0
+    for item in middleware:
+        if getattr(item, "from_backend", False) is True:
+            places.append(f"the backend's middleware ({middleware_name(item)})")
+            continue
+        places.append(config_place(number, item))
+        number += 1
+    return places
+
+
+def given_at(where: str | None) -> dict[str, str | None]:
+    """BuildError's keywords naming where a middleware was given: a place in ExecutionConfig
+    (`config_place`) as it is, else an agent (or the middleware) by name."""
+    if where is not None and where.startswith((CONFIG_PLACE, "the backend's")):
+        return {"where": where}
+    return {"agent": where}
+
+
 def scope_names(scope: Any, where: str, *, middleware: str | None = None) -> tuple[str, ...] | None:
     """A scope as a tuple of node names (None: the whole app), refusing anything else; the
     error names `where` it was given (and the `middleware`, when that is another name)."""
@@ -78,7 +126,7 @@ def scope_names(scope: Any, where: str, *, middleware: str | None = None) -> tup
         raise BuildError(
             f"{_of(middleware, where)}scope must be an agent name or a tuple of names, "
             f"got {describe_value(scope)}",
-            agent=where,
+            **given_at(where),
             field="scope",
             hint="e.g. scope='writer' (that agent, or that composite and everything in it), "
             "scope=('writer', 'critic'), or no scope for the whole app.",
@@ -91,7 +139,7 @@ def checked_priority(priority: Any, where: str, *, middleware: str | None = None
     if isinstance(priority, bool) or not isinstance(priority, int):
         raise BuildError(
             f"{_of(middleware, where)}priority must be an int, got {describe_value(priority)}",
-            agent=where,
+            **given_at(where),
             field="priority",
             hint="lower runs first: priority=-10 before the default 0, 10 after it.",
         )
@@ -99,7 +147,8 @@ def checked_priority(priority: Any, where: str, *, middleware: str | None = None
 
 
 def _of(middleware: str | None, where: str) -> str:
-    return f"middleware {middleware}: " if middleware and middleware != where else ""
+    named = middleware and middleware != where and "agent" in given_at(where)
+    return f"middleware {middleware}: " if named else ""
 
 
 def implemented_callbacks(middleware: Any) -> tuple[str, ...]:
@@ -108,14 +157,14 @@ def implemented_callbacks(middleware: Any) -> tuple[str, ...]:
 
 
 def check_middleware(middleware: Any, where: str | None) -> None:
-    """Refuse what cannot be a middleware, naming where it was given (`where`: the agent or
-    'ExecutionConfig') and why: a class instead of an instance, an object with no plugin
+    """Refuse what cannot be a middleware, naming where it was given (`where`: the agent, or
+    the item of ExecutionConfig, `config_place`) and why: a class instead of an instance, an object with no plugin
     callback, a method that looks like a callback ADK does not have (a misspelling)."""
     name = middleware_name(middleware)
     if isinstance(middleware, type):
         raise BuildError(
             f"the class {middleware.__name__} is not a middleware",
-            agent=where,
+            **given_at(where),
             field="middleware",
             hint=f"pass an instance: {middleware.__name__}(...).",
         )
@@ -129,7 +178,7 @@ def check_middleware(middleware: Any, where: str | None) -> None:
             raise BuildError(
                 f"middleware {name} has a method {attr}(), which is not one of ADK's plugin "
                 "callbacks, so ADK would never call it",
-                agent=where,
+                **given_at(where),
                 field="middleware",
                 hint=suggestion
                 or f"the callbacks are: {', '.join(PLUGIN_CALLBACKS)} (ADK's own names).",
@@ -137,7 +186,7 @@ def check_middleware(middleware: Any, where: str | None) -> None:
     if not implemented_callbacks(middleware):
         raise BuildError(
             f"{describe_value(middleware)} implements none of ADK's plugin callbacks",
-            agent=where,
+            **given_at(where),
             field="middleware",
             hint="a middleware defines methods such as before_model_callback(self, *, "
             "callback_context, llm_request); see docs/middleware.md.",

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from adk_fluent.errors import BuildError, did_you_mean
-from adk_fluent.ir.middleware import check_middleware
+from adk_fluent.ir.middleware import check_middleware, config_places
 
 VisibilityMode = Literal["annotated", "filtered"]
 # "classic": ADK's agent classes (Sequential/Parallel/LoopAgent and adk-fluent's own agents);
@@ -86,8 +86,8 @@ class ExecutionConfig:
             object.__setattr__(self, "middleware", middleware)
         if isinstance(self.plugins, list):
             object.__setattr__(self, "plugins", tuple(self.plugins))
-        for item in middleware:
-            check_middleware(item, "ExecutionConfig")
+        for item, place in zip(middleware, config_places(middleware), strict=True):
+            check_middleware(item, place)
         if self.streaming_mode not in ("none", "sse"):  # "SSE" or "bidi" would not stream
             raise BuildError(
                 f"ExecutionConfig.streaming_mode must be 'sse' or 'none', not "

@@ -2,7 +2,8 @@
 
 `on_model_error_callback` calls each fallback in order with the failed LlmRequest (a copy whose
 `model` is the fallback's name, so the request says which model it went to) until one answers;
-that reply replaces the failed call, marked `adk_fluent.fallback: {"model": <its name>}`. Runs
+that reply replaces the failed call, marked `adk_fluent.fallback: {"model": <its name>}` (so
+cost_attribution prices it as that model, not the one that failed: ir.middleware.answering_model). Runs
 after retry (priority -5 against -10): the agent's own model is retried first. When every
 fallback fails, ADK raises the original error.
 
@@ -23,12 +24,13 @@ from google.adk.models.llm_response import LlmResponse
 from google.adk.models.registry import LLMRegistry
 
 from adk_fluent.errors import BuildError, describe_value
-from adk_fluent.ir.middleware import Middleware
+from adk_fluent.ir.middleware import FALLBACK_KEY, Middleware
 from adk_fluent.middleware.arguments import checked_exceptions
-from adk_fluent.middleware.replies import mark
+from adk_fluent.middleware.replies import METADATA_PREFIX, mark
 from adk_fluent.middleware.retry import EmptyModelReply, count_model_call, one_reply
 
 _NAME = "fallback_model"
+_MARK = FALLBACK_KEY.removeprefix(METADATA_PREFIX)  # mark() adds the prefix back
 _MODEL_HINT = (
     "give a model name ADK's LLMRegistry knows (e.g. 'gemini-2.5-flash'; other providers "
     "through LiteLlm need google-adk[extensions] and a 'provider/model' name), or a BaseLlm "
@@ -131,7 +133,7 @@ class FallbackModel(Middleware):
                 if not isinstance(failed, (*self.on, EmptyModelReply)):
                     return None
                 continue
-            return mark(response, "fallback", {"model": model.model})  # type: ignore[no-any-return]
+            return mark(response, _MARK, {"model": model.model})  # type: ignore[no-any-return]
         return None
 
 

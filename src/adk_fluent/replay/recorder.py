@@ -7,15 +7,22 @@ gives an ADK plugin of its own for an App written by hand. It runs first among m
 response and tool result as the model and the tool gave them, before other middleware edits
 them (a replay answers with those, and the same middleware edits them again).
 
-Per call, what it keeps in flight is keyed by (invocation, branch, agent) for model calls and by
-the function call's id for tool calls, so concurrent sessions, FanOut branches and parallel
-tool calls never mix; each record carries its session and invocation, and the model calls of an
-agent are numbered per session.
+Per call, what it keeps in flight is keyed by (invocation, branch, agent, session copy) for
+model calls and by the function call's id for tool calls, so concurrent sessions, FanOut
+branches, map_over's items, race's alternatives and parallel tool calls never mix; each record
+carries its session and invocation, and the model calls of an agent are numbered per session.
+
+A model call still waiting for its model when the recording is taken (a race's loser or a
+FanOut branch cut short by `first_complete`, a call a timeout cancelled: ADK calls no callback
+then) is recorded as `unanswered`, with the partial chunks it had streamed: a replay makes the
+same call wait until the run cancels it, so the same alternative wins.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +76,24 @@ def _state(session_state: Any, delta: Any) -> dict[str, Any]:
     return {key: value for key, value in state.items() if not key.startswith("temp:")}
 
 
+def _fields(draft: dict[str, Any]) -> dict[str, Any]:
+    """A model call's draft as ModelCall's fields (what only the Recorder uses left out)."""
+    return {key: value for key, value in draft.items() if key not in ("asked", "responses")}
+
+
+def _answered(draft: dict[str, Any]) -> bool:
+    """Whether a model call got a whole reply (not only partial chunks)."""
+    return any(not response.get("partial") for response in draft["responses"])
+
+
+def _cancelled() -> bool:
+    """Whether the current task is being cancelled (Python 3.11+ can tell; 3.10 cannot, and
+    ADK 1.x, the only line on 3.10, calls no callback on cancellation)."""
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    return bool(cancelling()) if callable(cancelling) else False
+
+
 def _check_flag(value: Any, field: str) -> bool:
     if not isinstance(value, bool):
         raise BuildError(
@@ -120,6 +145,7 @@ class Recorder(Middleware):
         self._events: list[RecordedEvent] = []
         self._problems: list[str] = []
         self._open: OrderedDict[tuple[Any, ...], tuple[dict[str, Any], list[str]]] = OrderedDict()
+        self._cut_short: list[tuple[dict[str, Any], list[str]]] = []
         self._tool_index: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
         self._counts: dict[tuple[str | None, str], int] = {}
 
@@ -128,14 +154,44 @@ class Recorder(Middleware):
         to the Recorder)."""
         summary = tree_summary(tree) if tree is not None else self.tree
         header = Header.new(summary, partials=self.partials, state=self.capture_state)
-        model_calls = tuple(
-            ModelCall(**{**draft, "responses": tuple(draft["responses"])})
+        waiting = self._waiting()
+        model_calls = [
+            ModelCall(
+                **_fields(draft),
+                responses=tuple(draft["responses"]),
+                unanswered=id(draft) in waiting,
+            )
             for draft in self._model_calls
-        )
+        ]
+        problems = list(self._problems)
+        unanswered = [draft for draft, _ in waiting.values() if "seq" not in draft]
+        for draft, draft_problems in waiting.values():
+            if "seq" not in draft:  # never answered: in the place it was asked
+                model_calls.append(
+                    ModelCall(**_fields(draft), seq=draft["asked"], call=0, unanswered=True)
+                )
+                problems += draft_problems
+        model_calls.sort(key=lambda call: call.seq)
+        if unanswered:  # each agent's calls numbered again, the unanswered in their place
+            counts: dict[tuple[str | None, str], int] = {}
+            for index, model_call_ in enumerate(model_calls):
+                counted = (model_call_.session_id, model_call_.agent)
+                counts[counted] = counts.get(counted, 0) + 1
+                model_calls[index] = replace(model_call_, call=counts[counted])
         tool_calls = tuple(ToolCall(**draft) for draft in self._tool_calls)
         return Recording(
-            header, model_calls, tool_calls, tuple(self._events), tuple(self._problems)
+            header, tuple(model_calls), tool_calls, tuple(self._events), tuple(problems)
         )
+
+    def _waiting(self) -> dict[int, tuple[dict[str, Any], list[str]]]:
+        """The model calls still in flight, by their draft's id: asked, and given no whole
+        reply (partial chunks at most). A call whose agent goes on after a whole reply stays
+        open until the agent ends, but is answered."""
+        return {
+            id(draft): (draft, problems)
+            for draft, problems in [*self._cut_short, *self._open.values()]
+            if not _answered(draft)
+        }
 
     def save(self, path: str | Path) -> Path:
         """`recording().save(path)`."""
@@ -169,6 +225,7 @@ class Recorder(Middleware):
             "request": request_json(llm_request, f"agent '{agent}' model request", problems),
             "responses": [],
             "error": None,
+            "asked": self._next_seq(),  # its place if it is never answered
         }
         remember(self._open, model_call(callback_context), (draft, problems), _MAX_OPEN)
 
@@ -206,8 +263,12 @@ class Recorder(Middleware):
         draft["error"] = error_json(error)
 
     async def after_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
-        # its last model call has ended (a call a callback answered never entered)
-        self._open.pop(model_call(callback_context), None)
+        # its last model call has ended (a call a callback answered never entered) ...
+        opened = self._open.pop(model_call(callback_context), None)
+        if opened is not None and _cancelled() and not _answered(opened[0]):
+            # ... or was cancelled waiting for its model: ADK 2.x calls after_agent then too
+            self._cut_short.append(opened)
+            del self._cut_short[:-_MAX_OPEN]
 
     # -- tool calls --------------------------------------------------------------------------
     def _tool_draft(self, tool: Any, tool_args: Any, tool_context: Any) -> dict[str, Any]:

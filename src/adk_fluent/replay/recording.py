@@ -5,7 +5,8 @@ happened (per session, at least: concurrent sessions interleave):
 
 * `model_call`: one call of an agent's model: the request (instruction, every content with
   every part, the tools' names, the model name, the other settings) and every response the
-  model gave (partial chunks under streaming, then the whole reply), or the error it raised;
+  model gave (partial chunks under streaming, then the whole reply), or the error it raised,
+  or `unanswered` when the run cancelled it before its model answered;
 * `tool_call`: one tool call: the arguments, the result or the error, and the actions the call
   took (state it wrote, a transfer, an escalation);
 * `event`: one event the Runner emitted (and the user's message), with its state delta,
@@ -123,6 +124,9 @@ class ModelCall:
     path: str | None = None
     branch: str | None = None
     model: str | None = None
+    # still waiting for its model when the recording was taken (a race's loser, a branch cut
+    # short, a timeout): `responses` holds the partial chunks it had streamed, if any
+    unanswered: bool = False
 
     KIND = "model_call"
 

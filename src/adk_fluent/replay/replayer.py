@@ -3,9 +3,13 @@ every tool call, from a Recording: deterministic, offline, with no model and no 
 
 * Models: `model_for(agent)` installs a ReplayModel on each LLM agent. The n-th model call of
   an agent in a session gets the n-th recorded response of that agent in the matching recorded
-  session (a FanOut's branches, which run at once, each keep to their own branch). Before it
-  answers, it compares the request with the recorded one (compare.py: instruction, contents,
-  tool names; never ids or timestamps).
+  session (a FanOut's branches, which run at once, each keep to their own branch; calls of one
+  agent that ran at once, map_over's items, each get the recorded call with their request).
+  Before it answers, it compares the request with the recorded one (compare.py: instruction,
+  contents, tool names; never ids or timestamps).
+* Order: a branch's answer waits until the branches beside it have produced the events they
+  had produced before it when recorded, so parallel branches reach the session in the recorded
+  order (order.py); a call recorded `unanswered` (a race's loser) waits until the run cancels it.
 * Tools: the backend's `middleware` (the engine installs it first in the App) answers each tool
   call from its `before_tool_callback` with the recorded result, after replaying the actions
   the call took (state it wrote, a transfer, an escalation). Agent tools still run: their agents'
@@ -47,6 +51,7 @@ from adk_fluent.ir.middleware import Middleware
 from adk_fluent.ir.nodes import LlmAgentNode, NativeAgentNode, Node
 from adk_fluent.replay.compare import request_difference
 from adk_fluent.replay.fingerprint import tree_changes, tree_summary
+from adk_fluent.replay.order import Order
 from adk_fluent.replay.recorder import RECORDER_PRIORITY
 from adk_fluent.replay.recording import ModelCall, Recording, ToolCall
 from adk_fluent.replay.values import (
@@ -111,9 +116,17 @@ class _Stream:
         self.used: set[int] = set()
         self.made = 0  # calls the replay made
 
-    def pick(self, branch: str | None, args: Any = None, by_args: bool = False) -> Any:
-        """The next unused call: in the same branch (and, for tools, with the same arguments)
-        when there is one, else the first unused."""
+    def pick(
+        self,
+        branch: str | None,
+        args: Any = None,
+        by_args: bool = False,
+        request: dict[str, Any] | None = None,
+    ) -> Any:
+        """The next unused call: in the same branch and with the same arguments (tools) or the
+        same request (models: calls of one agent that ran at once, as map_over's items, were
+        answered in whatever order their models took) when there is one; else in the same
+        branch; else the first unused."""
         unused = [n for n in range(len(self.calls)) if n not in self.used]
         if not unused:
             return None
@@ -121,6 +134,14 @@ class _Stream:
         if by_args:
             same = [n for n in unused if canonical(self.calls[n].args) == canonical(args)]
             order += [[n for n in same if self.calls[n].branch == branch], same]
+        if request is not None:
+            alike = [
+                n
+                for n in unused
+                if self.calls[n].branch == branch
+                and request_difference(self.calls[n].request, request) is None
+            ]
+            order.append(alike)
         order += [[n for n in unused if self.calls[n].branch == branch], unused]
         for candidates in order:
             if candidates:
@@ -135,6 +156,7 @@ class _ReplayHooks(Middleware):
 
     name = "replayer"
     needs_whole_run = True  # it sees each turn begin (on_user_message)
+    from_backend = True  # put before the config's middleware by the engine, not the user's
 
     def __init__(self, backend: ReplayerBackend) -> None:
         super().__init__(priority=REPLAYER_PRIORITY)
@@ -149,6 +171,16 @@ class _ReplayHooks(Middleware):
 
     async def before_tool_callback(self, *, tool: Any, tool_args: Any, tool_context: Any) -> Any:
         return await self._backend._tool(tool, tool_args, tool_context)
+
+    async def on_event_callback(self, *, invocation_context: Any, event: Any) -> None:
+        self._backend._order.seen(getattr(invocation_context, "invocation_id", None), event)
+
+    async def after_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
+        self._backend._order.ended(
+            callback_context.invocation_id,
+            invocation_branch(callback_context),
+            callback_context.agent_name,
+        )
 
     async def after_run_callback(self, *, invocation_context: Any) -> None:
         # a tool's mismatch that no later model call of the turn raised
@@ -266,6 +298,7 @@ class ReplayerBackend:
         self.replay_tools = replay_tools
         self.middleware: tuple[Any, ...] = (_ReplayHooks(self),)
         self.tree_changes: tuple[str, ...] = ()
+        self._order = Order(self.recording, tools=replay_tools)
         self._sessions = self.recording.sessions
         self._first_messages: dict[str | None, str] = {}
         for event in self.recording.events:
@@ -277,12 +310,13 @@ class ReplayerBackend:
     def reset(self) -> None:
         """Start the recording over (forget which calls were replayed, and the mismatches)."""
         self.mismatches: list[Mismatch] = []
+        self._order.reset()
         self.requests: dict[str, list[LlmRequest]] = {}
         self._held: dict[str | None, Exception] = {}
         self._claimed: dict[str | None, str | None] = {}
-        self._pending: OrderedDict[int, tuple[Any, str | None, str | None, dict[str, Any]]] = (
-            OrderedDict()
-        )
+        self._pending: OrderedDict[
+            int, tuple[Any, str | None, str | None, dict[str, Any], str | None]
+        ] = OrderedDict()
         self._models: dict[tuple[str | None, str], _Stream] = {}
         self._tools: dict[tuple[str | None, str, str], _Stream] = {}
         for call in self.recording.model_calls:
@@ -301,8 +335,16 @@ class ReplayerBackend:
 
     def assert_consumed(self) -> None:
         """Fail when recorded model calls were never replayed (the run did less than the
-        recorded one); tool calls count only when tools are replayed."""
-        left = [c for c in self.unused() if isinstance(c, ModelCall) or self.replay_tools]
+        recorded one); tool calls count only when tools are replayed, and a call recorded
+        `unanswered` never counts (a race's loser may be cancelled before it asks)."""
+        left = [
+            c
+            for c in self.unused()
+            if isinstance(c, ModelCall)
+            and not c.unanswered
+            or isinstance(c, ToolCall)
+            and self.replay_tools
+        ]
         if left:
             first = left[0]
             what = (
@@ -337,6 +379,7 @@ class ReplayerBackend:
         recording made for other agents: none of the tree's agents in it, or (with
         on_mismatch='error') recorded agents the tree does not have."""
         self.tree_changes = tuple(tree_changes(self.recording.header.tree, tree_summary(root)))
+        self._order.tree(root)
         names = {n.name for n in root.walk() if isinstance(n, LlmAgentNode)}
         names.update(
             name
@@ -400,6 +443,7 @@ class ReplayerBackend:
                 _session_id(callback_context),
                 invocation_branch(callback_context),
                 snapshot,
+                callback_context.invocation_id,
             ),
             _PENDING,
         )
@@ -412,7 +456,14 @@ class ReplayerBackend:
         session: str | None,
         kind: str = "model",
         tool: str | None = None,
+        *,
+        recorded_given: bool = False,
     ) -> None:
+        # the run goes on from something the recording does not hold (an error raised, a live
+        # answer, an empty reply beyond the recording): nothing in the session waits for the
+        # recorded order any longer. A recorded answer given anyway ('skip') keeps the order.
+        if not (recorded_given and self.on_mismatch == "skip"):
+            self._order.diverged(session)
         if self.on_mismatch == "error":
             where = f"tool call #{call} ({tool})" if kind == "tool" else f"model call #{call}"
             raise ReplayMismatchError(
@@ -444,8 +495,9 @@ class ReplayerBackend:
     ) -> AsyncGenerator[LlmResponse, None]:
         self.requests.setdefault(agent, []).append(request)
         pending = self._pending.pop(id(request), None)
+        invocation: str | None = None
         if pending is not None and pending[0] is request:
-            _, session_id, branch, current = pending
+            _, session_id, branch, current, invocation = pending
         else:  # no middleware saw it (an App without the backend's middleware)
             session_id, branch = None, None
             current = request_json(request, "request", [])
@@ -454,7 +506,7 @@ class ReplayerBackend:
         stream_of = self._models.setdefault((slot, agent), _Stream())
         stream_of.made += 1
         number = stream_of.made
-        recorded: ModelCall | None = stream_of.pick(branch)
+        recorded: ModelCall | None = stream_of.pick(branch, request=current)
         if recorded is None:
             if agent not in self.recording.agents:
                 beyond = (
@@ -475,13 +527,59 @@ class ReplayerBackend:
             return
         difference = request_difference(recorded.request, current)
         if difference is not None:
-            self._mismatch(agent, number, difference, session_id)
+            self._mismatch(agent, number, difference, session_id, recorded_given=True)
             if self.on_mismatch == "live":
                 async for response in self._live(request, stream):
                     yield response
                 return
-        for response in self._recorded_responses(recorded, stream):
+        # the reply in the recorded order (order.py): partial chunks that were not recorded as
+        # events come at once, the first event the recording holds waits
+        waits = pending is not None
+        if recorded.unanswered:
+            if waits:
+                await self._order.wait(session_id, invocation, self._order.needs(recorded))
+            async for response in self._unanswered(recorded, request, stream, session_id):
+                yield response
+            return
+        try:
+            responses = self._recorded_responses(recorded, stream)
+        except ReplayedError:
+            if waits:
+                await self._order.wait(session_id, invocation, self._order.needs(recorded))
+            self._order.answered(recorded)
+            raise
+        for response in responses:
+            if waits and (self._order.partials or not response.partial):
+                await self._order.wait(session_id, invocation, self._order.needs(recorded))
+                waits = False
+                self._order.answered(recorded)
             yield response
+        self._order.answered(recorded)
+
+    async def _unanswered(
+        self, recorded: ModelCall, request: LlmRequest, stream: bool, session_id: str | None
+    ) -> AsyncGenerator[LlmResponse, None]:
+        """A call that had no answer when the recording was taken: its partial chunks, then
+        it waits, as it did, until the run cancels it. If the run diverges instead, it is a
+        mismatch: the run waited for a call the recorded run had given up on."""
+        if stream:
+            for n, data in enumerate(recorded.responses):
+                where = f"agent '{recorded.agent}' model call #{recorded.call} response #{n + 1}"
+                yield response_from_json(data, where)
+        self._order.answered(recorded)  # asked, as when recorded: what waits for that goes on
+        await self._order.hang(session_id)
+        self._mismatch(
+            recorded.agent,
+            recorded.call,
+            "the recorded call was never answered (the recorded run cancelled it: a race it "
+            "lost, a branch cut short, a timeout), and this run waited for it",
+            session_id,
+        )
+        if self.on_mismatch == "live":
+            async for response in self._live(request, stream):
+                yield response
+        else:
+            yield _empty_reply()
 
     def _recorded_responses(self, recorded: ModelCall, stream: bool) -> list[LlmResponse]:
         where = f"agent '{recorded.agent}' model call #{recorded.call}"
@@ -515,11 +613,11 @@ class ReplayerBackend:
         if not self.replay_tools or _is_agent_tool(tool):
             return None  # an agent tool runs: its agents' model calls are replayed
         try:
-            return self._tool_answer(tool, tool_args, tool_context)
+            return await self._tool_answer(tool, tool_args, tool_context)
         except (ReplayMismatchError, ReplayedError) as error:
             return self._hold(_session_id(tool_context), error)
 
-    def _tool_answer(self, tool: Any, tool_args: Any, tool_context: Any) -> Any:
+    async def _tool_answer(self, tool: Any, tool_args: Any, tool_context: Any) -> Any:
         agent = tool_context.agent_name
         name = str(getattr(tool, "name", "") or type(tool).__name__)
         session_id = _session_id(tool_context)
@@ -552,9 +650,13 @@ class ReplayerBackend:
                 session_id,
                 "tool",
                 name,
+                recorded_given=True,
             )
             if self.on_mismatch == "live":
                 return None
+        # its result in the recorded order (order.py)
+        await self._order.wait(session_id, tool_context.invocation_id, self._order.needs(recorded))
+        self._order.answered(recorded)
         return self._recorded_result(recorded, tool_context)
 
     def _recorded_result(self, recorded: ToolCall, tool_context: Any) -> Any:

@@ -10,10 +10,14 @@ partial chunks), the middleware
   node path, pipeline and model. Tokens go to `adk_fluent.llm.tokens` only where the installed
   ADK does not count them itself (ADK 2.x records `gen_ai.client.token.usage` on its own meter,
   so adk-fluent adds cost only and never counts tokens twice);
-* sets `adk_fluent.cost.usd` on the model call's span (telemetry/spans.py says how it is found);
+* sets `adk_fluent.cost.usd` and `adk_fluent.cost.model` on the model call's span
+  (telemetry/spans.py says how it is found);
 * with `budget_key`, spends the cost from `state[budget_key]` (USD left), in the reply's own
   state delta, for `.model_select("budget_bounded", ..., budget_key=...)`.
 
+A reply is priced as the model that produced it (`_model_of`): the version the reply names
+when the table knows it (real Gemini replies name theirs), else the model that answered in place
+of a failed call (fallback_model's mark), else the model the request named, else the version.
 A call whose model the price table does not know is recorded with its tokens and no cost, and
 listed as unpriced in the report; a warning names the model once.
 """
@@ -32,7 +36,7 @@ from typing import Any
 from adk_fluent.adk.compat import adk_records_token_metrics
 from adk_fluent.adk.plugins.middleware import agent_facts, model_call, remember
 from adk_fluent.errors import AdkFluentWarning, BuildError, describe_value
-from adk_fluent.ir.middleware import Middleware
+from adk_fluent.ir.middleware import Middleware, answering_model
 from adk_fluent.ir.prices import Prices, checked_prices
 from adk_fluent.telemetry.spans import model_call_span
 
@@ -215,8 +219,10 @@ class CostAttribution(Middleware):
         }
         self._record_metrics(record, facts.pipeline if facts else None)
         span = model_call_span()
-        if span is not None and record.cost_usd is not None:
-            span.set_attribute("adk_fluent.cost.usd", record.cost_usd)
+        if span is not None:
+            span.set_attribute("adk_fluent.cost.model", record.model)  # the model priced
+            if record.cost_usd is not None:
+                span.set_attribute("adk_fluent.cost.usd", record.cost_usd)
         if self.budget_key and record.cost_usd:
             left = callback_context.state.get(self.budget_key)
             if isinstance(left, int | float) and not isinstance(left, bool):
@@ -224,11 +230,16 @@ class CostAttribution(Middleware):
         return None
 
     def _model_of(self, llm_response: Any, request: Any) -> str:
-        """The model that answered: the response's own version when it is priced (a real
-        Gemini reply names it), else the request's (after any `.model_select` pick)."""
+        """The model that produced the reply: the response's own version when it is priced (a
+        real Gemini reply names it); else the model that answered in place of the failed call
+        (fallback_model's mark: the request named the model that failed); else the request's
+        (after any `.model_select` pick); else the version, unpriced."""
         version = getattr(llm_response, "model_version", None)
         if isinstance(version, str) and self.prices.price_of(version) is not None:
             return version
+        answered = answering_model(llm_response)
+        if answered is not None:
+            return answered
         requested = getattr(request, "model", None)
         if isinstance(requested, str) and requested:
             return requested

@@ -161,7 +161,11 @@ def test_a_nodes_middleware_sees_its_subtree_the_roots_sees_everything():
 
 def test_an_unknown_scope_is_refused_with_did_you_mean_naming_where_it_was_given():
     error = refusal(lambda: stack_entries(tree().to_ir(), {}, [Rec(scope="closr")]))
-    assert (error.agent, error.field) == ("ExecutionConfig", "scope")
+    assert (error.agent, error.where, error.field) == (
+        None,
+        "ExecutionConfig(middleware=...) item 1 (Rec)",
+        "scope",
+    )
     assert error.hint == "did you mean 'closer'?"
     error = refusal(lambda: tree().middleware(Rec(scope="zzz")).to_app())
     assert (error.agent, error.field) == ("root", "scope")
@@ -320,7 +324,11 @@ def test_a_callback_the_installed_adk_lacks_is_refused_with_the_releases_that_ha
         lambda: Agent("writer").to_app(ExecutionConfig(middleware=OnAgentError())),
     ):
         error = refusal(build)
-        assert error.field == "middleware" and error.agent in ("writer", "ExecutionConfig")
+        assert error.field == "middleware"
+        assert (error.agent, error.where) in (
+            ("writer", None),
+            (None, "ExecutionConfig(middleware=...) item 1 (OnAgentError)"),
+        )
         assert "on_agent_error_callback" in str(error)
         assert error.hint == f"google-adk {first} and later have it; upgrade, or drop the method."
 

@@ -13,7 +13,10 @@ import pytest
 from adk_fluent import Agent, ExecutionConfig
 from adk_fluent.middleware import Middleware
 from adk_fluent.middleware.call_log import log, structured_log
+from adk_fluent.middleware.retry import retry
+from adk_fluent.replay import ReplayerBackend
 from tests.support.misuse import case, check, ids
+from tests.unit.replay.recordings import made
 
 
 class Rec(Middleware):
@@ -160,6 +163,48 @@ CASES = [
         "'billing'",
         "planner",
         "writer",
+    ),
+    # ExecutionConfig's middleware is named by its item, not as an agent
+    case(
+        "mw-stack-scope-misspelt-in-config-names-the-item",
+        lambda: pipe().to_app(ExecutionConfig(middleware=[Rec(), retry(scope="wirter")])),
+        "ExecutionConfig(middleware=...) item 2 (retry), field 'scope'",
+        "'wirter'",
+        "did you mean 'writer'",
+    ),
+    case(
+        "mw-stack-scope-misspelt-in-config-beside-a-replaying-backend",
+        lambda: pipe().to_app(
+            ExecutionConfig(middleware=[Rec(), Rec(scope="plannr")]),
+            backend=ReplayerBackend(made([("writer", "Write.", "hi", "Done.")])),
+        ),
+        "ExecutionConfig(middleware=...) item 2 (Rec), field 'scope'",
+        "did you mean 'planner'",
+    ),
+    case(
+        "mw-stack-scope-not-a-name-in-config-names-the-item",
+        lambda: ExecutionConfig(middleware=[Rec(), DuckScope()]),
+        "ExecutionConfig(middleware=...) item 2 (DuckScope), field 'scope'",
+        "got 5",
+    ),
+    case(
+        "mw-stack-priority-not-an-int-in-config-names-the-item",
+        lambda: ExecutionConfig(middleware=(Rec(), Rec(), DuckPriority())),
+        "ExecutionConfig(middleware=...) item 3 (DuckPriority), field 'priority'",
+        "str 'high'",
+    ),
+    case(
+        "mw-stack-misspelt-callback-in-config-names-the-item",
+        lambda: ExecutionConfig(middleware=[Rec(), Typo()]),
+        "ExecutionConfig(middleware=...) item 2 (Typo), field 'middleware'",
+        "before_modle_callback",
+        "'before_model_callback'",
+    ),
+    case(
+        "mw-stack-class-in-config-names-the-item",
+        lambda: ExecutionConfig(middleware=[Rec]),
+        "ExecutionConfig(middleware=...) item 1 (Rec), field 'middleware'",
+        "pass an instance",
     ),
     case("mw-stack-scope-a-number", lambda: Rec(scope=5), "Rec", "scope", "got 5"),
     case("mw-stack-scope-empty-text", lambda: Rec(scope=""), "Rec", "scope", "str ''"),

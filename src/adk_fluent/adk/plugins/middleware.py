@@ -38,6 +38,8 @@ from adk_fluent.ir.middleware import (
     RUN_CALLBACKS,
     check_middleware,
     checked_priority,
+    config_places,
+    given_at,
     implemented_callbacks,
     middleware_name,
     scope_names,
@@ -122,12 +124,15 @@ _CALLS_REMEMBERED = 4096  # model calls in flight at once whose before_model act
 def model_call(callback_context: Any) -> tuple[Any, ...]:
     """A key for one model call in flight, the same from its before_model to its after_model
     (or on_model_error): calls of one agent in one branch of an invocation are sequential, so
-    concurrent calls (parallel branches, sessions at once) never share one."""
+    concurrent calls (parallel branches, sessions at once) never share one. map_over's items
+    and race's alternatives run one agent at once on the same branch, each on a private copy
+    of the session: the copy's identity tells them apart."""
     ctx = invocation_of(callback_context)
     return (
         getattr(ctx, "invocation_id", None),
         getattr(ctx, "branch", None),
         callback_context.agent_name,
+        id(getattr(ctx, "session", None)),
     )
 
 
@@ -359,7 +364,7 @@ def _check_installed(middleware: Any, where: str | None) -> None:
             raise BuildError(
                 f"middleware {middleware_name(middleware)} implements {callback}, which the "
                 f"installed google-adk {adk_version()} does not have, so it would never run",
-                agent=where,
+                **given_at(where),
                 field="middleware",
                 hint=f"google-adk {releases[0]} and later have it; upgrade, or drop the method."
                 if releases
@@ -412,7 +417,7 @@ class _Tree:
                 raise BuildError(
                     f"middleware {middleware_name(middleware)} is scoped to '{name}', which is "
                     "not in this tree",
-                    agent=where,
+                    **given_at(where),
                     field="scope",
                     hint=did_you_mean(name, known)
                     or f"the tree's agents are: {', '.join(sorted(known)[:12])}.",
@@ -430,12 +435,13 @@ def stack_entries(
     tree = _Tree(root, renamed)
     entries: list[StackEntry] = []
     agents: set[str] | None
-    for middleware in app_middleware:
-        check_middleware(middleware, "ExecutionConfig")
-        _check_installed(middleware, "ExecutionConfig")
+    app_middleware = tuple(app_middleware)
+    for middleware, place in zip(app_middleware, config_places(app_middleware), strict=True):
+        check_middleware(middleware, place)
+        _check_installed(middleware, place)
         scope = scope_names(getattr(middleware, "scope", None), middleware_name(middleware))
-        agents = None if scope is None else tree.resolve(scope, middleware, "ExecutionConfig")
-        entries.append(_entry(middleware, agents, len(entries), "ExecutionConfig"))
+        agents = None if scope is None else tree.resolve(scope, middleware, place)
+        entries.append(_entry(middleware, agents, len(entries), place))
     for node in root.walk():
         for middleware in node.middleware:
             check_middleware(middleware, node.name)
@@ -470,7 +476,7 @@ def _entry(
             f"middleware {middleware_name(middleware)} must see the whole run (its "
             f"{', '.join(c for c in implemented_callbacks(middleware) if c in RUN_CALLBACKS)}), "
             "but here it is scoped to part of the tree",
-            agent=where,
+            **given_at(where),
             field="middleware",
             hint="give it to ExecutionConfig(middleware=...) or to the expression you run, "
             "without a scope.",
