@@ -182,6 +182,11 @@ class WorkflowCompiler(Compiler):
     def visit_loop_agent(self, node: ir.LoopAgentNode) -> Any:
         self.loop_depth += 1
         try:
+            if node.visibility == "final":  # Loop(...).show("final"): it presents its last round
+                from adk_fluent.adk.custom_agents.flow import final_round_loop_agent
+
+                loop = final_round_loop_agent()
+                return self._agent_node(node, lambda: self._adk_agent(node, loop))
             if self._graph_shaped(node, "max_iterations"):
                 return self._loop_graph(node)
             from adk_fluent.adk.custom_agents.gates import GatedLoopAgent

@@ -6,8 +6,9 @@ edge too: its producer has a successor) gives every child but the last a success
 parent's; loop and map_over bodies always have one (an iteration is never the answer); state
 steps, taps, routes and loop checks are `zero_cost` (they never speak); a gate speaks to the
 user. `.show()` / `.hide()` / `.transparent()` override, for a whole subtree when set on a
-composite. An LLM agent's delegates (transfer targets) take its place, so they inherit its
-visibility.
+composite; a loop's `.show("final")` keeps its rounds internal and makes the loop itself speak
+(it presents its final round when it ends). An LLM agent's delegates (transfer targets) take its
+place, so they inherit its visibility.
 
 Depth follows the event-system convention: depth 0 is what speaks to the user; internal work
 is one level deeper; a transfer keeps the caller's depth. The simplest UI shows depth 0 only.
@@ -30,6 +31,9 @@ from adk_fluent.ir.nodes import (
 
 Visibility = Literal["user", "internal", "zero_cost"]
 Mode = Literal["annotated", "filtered"]
+# A loop's `.show("final")`: its rounds stay internal, and when it ends the loop itself presents
+# each body agent's latest reply (adk/custom_agents/flow.py), so the loop node is user-facing.
+FINAL_ROUND = "final"
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,8 @@ def _walk(
     elif node.SPEAKS == "by_position":
         visibility = forced or ("internal" if has_successor else "user")
         forced = visibility  # delegates take this agent's place
+    elif node.visibility == FINAL_ROUND:  # a loop that presents its final round: it speaks
+        visibility = "internal" if forced == "internal" else "user"
     else:
         visibility = "zero_cost"  # composites and steps emit no text of their own
     depth = 0 if visibility == "user" else 1

@@ -268,8 +268,19 @@ class BuilderBase:
         __getattr__ = _missing_attribute
 
     # -- visibility and strictness -------------------------------------------------------------
-    def show(self) -> Self:
-        """Force this agent (or every agent in this composite) to be user-facing."""
+    def show(self, what: str | None = None) -> Self:
+        """Force this agent (or every agent in this composite) to be user-facing.
+
+        `what` is for loops only: `Loop(...).show("final")` shows a loop's final round."""
+        if what is not None:
+            raise BuildError(
+                f".show({what!r}) applies to a loop: {type(self).__name__} '{self._name}' has "
+                "no rounds",
+                agent=self._name,
+                field="visibility",
+                hint="write .show() to make it user-facing; to show only the final round of a "
+                "loop it is in, call .show('final') on the Loop.",
+            )
         return self._copy(_visibility="user")
 
     # The documented name for showing a whole composite (review, debugging, progressive UX).

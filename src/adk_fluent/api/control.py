@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 from adk_fluent.api.expression import Expression, Loop, Timeout, as_step, until
-from adk_fluent.errors import BuildError
+from adk_fluent.errors import BuildError, did_you_mean
 from adk_fluent.ir.names import slug
 from adk_fluent.ir.nodes import (
     DEFAULT_APPROVE_WORDS,
@@ -242,6 +242,7 @@ def gate(
     name: str = "approval_gate",
     approve: tuple[str, ...] | None = None,
     reject: tuple[str, ...] | None = None,
+    **unknown: Any,
 ) -> Gate:
     """Pause for a person's approval when `predicate(state)` is true.
 
@@ -256,6 +257,8 @@ def gate(
     rejected, n, deny, cancel and stop reject. The prompt names the first two words of each
     default list, or every word of a list given.
     """
+    if unknown:
+        _refuse_gate_options(unknown, name)
     if not isinstance(name, str) or not name.isidentifier():
         raise BuildError(
             f"gate(name=...) must be an identifier, got {name!r:.40}",
@@ -294,6 +297,27 @@ def gate(
         "gate(lambda state: state['amount'] > 100, 'Approve?')",
     )
     return Gate(predicate, message, name, approve_words, reject_words)
+
+
+def _refuse_gate_options(unknown: dict[str, Any], name: Any) -> NoReturn:
+    """gate() given a keyword it does not take (0.x's gate_key=, a misspelling)."""
+    option = next(iter(unknown))
+    agent = name if isinstance(name, str) else None
+    if option == "gate_key":  # adk-fluent 0.x: the state key of the gate's status
+        raise BuildError(
+            "gate() takes no gate_key=: a gate keeps its status in session state under its name",
+            agent=agent,
+            field="gate_key",
+            hint="name the gate instead, e.g. gate(pred, 'Approve?', name='refund_approval') "
+            "(its status is in state['adk_fluent_gate__refund_approval']).",
+        )
+    close = did_you_mean(option, ("predicate", "message", "name", "approve", "reject"))
+    raise BuildError(
+        f"gate() takes no {option}=",
+        agent=agent,
+        field=option,
+        hint=close or "gate(predicate, message, name=..., approve=(...), reject=(...)).",
+    )
 
 
 class Tap(Expression):

@@ -15,7 +15,7 @@ import hashlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, NoReturn, Self
 
 from adk_fluent_generated.builder_bases import (
     LoopAgentSetters,
@@ -79,6 +79,17 @@ class Expression(BuilderBase, Runnable):
 
     def __rfloordiv__(self, other: Any) -> Fallback:
         return _fallback(other, self)
+
+    def __matmul__(self, other: Any) -> NoReturn:
+        # adk-fluent 0.x's `agent @ Schema`; here one spelling says it, .output_schema(Schema)
+        shown = getattr(other, "__name__", None) or describe_value(other)
+        raise BuildError(
+            f"`{self.name} @ {shown}`: adk-fluent has no @ operator",
+            agent=self.name,
+            field="output_schema",
+            hint=f".output_schema({shown}) makes the model answer in that schema (ADK's "
+            f"output_schema), and .produces({shown}) tells the contract checker its fields.",
+        )
 
     def timeout(self, seconds: float) -> Timeout:
         """This step under a deadline: cancelled after `seconds`, with an error event saying so."""
@@ -233,6 +244,14 @@ def as_step(value: Any, operator: str) -> Expression:
         return native
     if callable(value) and not isinstance(value, type):
         return function_step(value)
+    if isinstance(value, dict):  # adk-fluent 0.x's `classifier >> {"booking": booker}`
+        raise BuildError(
+            f"cannot use a dict with `{operator}`: a dict of branches is not a step",
+            field="step",
+            hint="route on a state value with Route: classifier.outputs('intent') >> "
+            "Route('intent').eq('booking', booker).eq('info', info), with .otherwise(helper) "
+            "for the rest (docs/control-flow.md).",
+        )
     if hasattr(value, "run_async") and hasattr(value, "name"):  # an ADK tool
         raise BuildError(
             f"cannot use the tool {describe_value(value)} with `{operator}`: a tool is called "
@@ -270,12 +289,15 @@ class _Composite(Expression):
     _PREFIX = "composite"
 
     def __init__(self, *steps: Any, name: str | None = None) -> None:
+        if steps and isinstance(steps[0], str):
+            _refuse_name_as_step(type(self).__name__, steps[0], name)
         children = tuple(as_step(s, type(self).__name__) for s in steps)
         if not children:
+            named = f", name={name!r}" if name is not None else ""
             raise EmptyCompositeError(
                 f"{type(self).__name__} needs at least one step",
                 agent=name,
-                hint=f"pass agents: {type(self).__name__}(Agent('a'), Agent('b')).",
+                hint=f"pass agents: {type(self).__name__}(Agent('a'), Agent('b'){named}).",
             )
         if name is not None:
             super().__init__(name)
@@ -315,6 +337,29 @@ class _Composite(Expression):
         return tuple(step.to_ir() for step in self._steps)
 
 
+# how each composite is written here, for code that names it first and adds steps after it
+# (adk-fluent 0.x's `Pipeline("research").step(a)`, docs/from-adk-fluent-0x.md)
+_COMPOSED = {
+    "Pipeline": ("step", "Pipeline(a, b, name={name!r}), or a >> b"),
+    "FanOut": ("branch", "FanOut(a, b, name={name!r}), or a | b"),
+    "Loop": ("step", "Loop(a, b, max_iterations=3, name={name!r}), or (a >> b) * 3"),
+}
+
+
+def _refuse_name_as_step(kind: str, given: str, name: str | None) -> NoReturn:
+    """A composite made with its name as the first positional argument: a str is not a step."""
+    verb, written = _COMPOSED.get(kind, ("step", f"{kind}(a, b, name={{name!r}})"))
+    raise BuildError(
+        f"cannot use {describe_value(given)} with `{kind}`: a {kind}'s positional arguments "
+        "are its steps, and its name is not one",
+        agent=name or given[:60],
+        field="name",
+        hint=f"give the name by keyword and the steps when you make it: "
+        f"{written.format(name=given[:40])}. A {kind} has no .{verb}() to add them later "
+        "(adk-fluent 0.x's spelling; docs/from-adk-fluent-0x.md maps the others).",
+    )
+
+
 def _name_unnamed(root: _Composite) -> None:
     """Give `root` and the unnamed composites under it their auto names, children first,
     without recursion (a chain of 300 nested Pipelines has 300 names to compute)."""
@@ -341,6 +386,8 @@ class Pipeline(_Composite, DeclaresState, AgentCallbacks, SequentialAgentSetters
     _PREFIX = "pipeline"
     _SPELT_DIFFERENTLY = {
         "sub_agents": "a pipeline's sub-agents are its steps: Pipeline(a, b) or a >> b.",
+        "step": "a Pipeline's steps are given when it is made: Pipeline(a, b, name='research') "
+        "or a >> b; a pipeline is a value, so a >> c makes a longer one (docs/builders.md).",
     }
 
     def _build_ir(self) -> SequentialAgentNode:
@@ -364,6 +411,8 @@ class FanOut(_Composite, DeclaresState, AgentCallbacks, ParallelAgentSetters):
     _PREFIX = "fanout"
     _SPELT_DIFFERENTLY = {
         "sub_agents": "a FanOut's sub-agents are its branches: FanOut(a, b) or a | b.",
+        "branch": "a FanOut's branches are given when it is made: FanOut(a, b, name='research') "
+        "or a | b; fanout | c makes a wider one (docs/builders.md).",
         "gather": "collect the branches' outputs with .merge('dict', into='results').",
         "first": "end with the first finished branch: .first_complete().",
     }
@@ -622,6 +671,8 @@ class Loop(_Composite, DeclaresState, AgentCallbacks, LoopAgentSetters):
     _PREFIX = "loop"
     _SPELT_DIFFERENTLY = {
         "sub_agents": "a loop's sub-agents are its body's steps: Loop(a, b) or (a >> b) * 3.",
+        "step": "a Loop's body is given when it is made: Loop(a, b, max_iterations=3, "
+        "name='refine') or (a >> b) * 3.",
     }
 
     def __init__(
@@ -648,6 +699,24 @@ class Loop(_Composite, DeclaresState, AgentCallbacks, LoopAgentSetters):
             _check_max_iterations(max_iterations, self._name)
             self._fields = {"max_iterations": max_iterations}
 
+    def show(self, what: str | None = None) -> Self:
+        """`.show()`: every agent of the loop is user-facing, in every round. `.show("final")`:
+        the rounds stay internal, and when the loop ends (by its maximum or an exit) it presents
+        each body agent's latest reply, in the order they came, as the loop's own user-facing
+        events; a filtered client then receives the loop's final round and nothing before it
+        (the store keeps every round). docs/control-flow.md#loop-in-rounds."""
+        if what is None:
+            return super().show()
+        if what != "final":
+            raise BuildError(
+                f"Loop.show() takes 'final' or nothing, not {describe_value(what)}",
+                agent=self._name,
+                field="visibility",
+                hint="Loop(...).show('final') presents the final round to the user when the loop "
+                "ends; .show() makes every round user-facing.",
+            )
+        return self._copy(_visibility="final")
+
     def _set_field(self, field: str, value: Any) -> Self:
         # the generated .max_iterations() setter gets the same check as Loop(max_iterations=n):
         # ADK would loop forever on 0 (1.x) or never run the body (2.x)
@@ -657,6 +726,8 @@ class Loop(_Composite, DeclaresState, AgentCallbacks, LoopAgentSetters):
 
     def _build_ir(self) -> LoopAgentNode:
         children = self._child_irs()
+        if self._visibility == "final":
+            _refuse_gates_in_final_round(self._name, children)
         if self._until is not None:
             check = UntilNode(
                 name=self._until.name or f"{self._name}__until", predicate=self._until.predicate
@@ -669,6 +740,23 @@ class Loop(_Composite, DeclaresState, AgentCallbacks, LoopAgentSetters):
             children=children,
             visibility=self._visibility,
         )
+
+
+def _refuse_gates_in_final_round(loop: str, children: tuple[Node, ...]) -> None:
+    """A loop that presents its final round must end within one turn: a gate in it may pause
+    the loop until a person answers in a later turn."""
+    for child in children:
+        gate = next((node for node in child.walk() if node.PAUSES_RUN), None)
+        if gate is not None:
+            raise BuildError(
+                f"gate '{gate.name}' sits inside loop '{loop}', which shows its final round: "
+                "the loop presents its final round when it ends, and a gate can pause it until "
+                "a later turn",
+                agent=loop,
+                field="visibility",
+                hint="move the gate after the loop, or .show() the agent whose reply the user "
+                "should see (every round of it then reaches the user).",
+            )
 
 
 class Fallback(_Composite):

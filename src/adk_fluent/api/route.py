@@ -121,7 +121,8 @@ class Route(Expression):
         return self._add("contains", value, branch)
 
     def when(self, predicate: Callable[[Any], bool], branch: Any) -> Self:
-        """Branch when `predicate(state)` is true."""
+        """Branch when `predicate(state)` is true. The predicate is asked whether or not the
+        route's key is set (it reads the whole state); value rules never match a missing key."""
         if not callable(predicate) or isinstance(predicate, type):
             raise BuildError(
                 f"Route.when(predicate, branch) needs a callable predicate, got "
@@ -141,7 +142,8 @@ class Route(Expression):
         return self._add("when", predicate, branch)
 
     def otherwise(self, branch: Any) -> Self:
-        """The branch for every value no rule matched, and for a missing key."""
+        """The branch for every value no rule matched, and for a missing key that no
+        `.when()` predicate took."""
         return self._copy(_otherwise=as_step(branch, f"Route('{self._key}').otherwise"))
 
     def _build_ir(self) -> RouteNode:

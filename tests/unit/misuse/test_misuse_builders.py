@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pytest
 from pydantic import BaseModel
 
-from adk_fluent import Agent, StateSchema
+from adk_fluent import Agent, FanOut, Loop, Pipeline, StateSchema
 from adk_fluent.errors import DuplicateNameError
 from tests.support.misuse import case, check, ids
 
@@ -47,6 +47,7 @@ class AuditCallbacks:
 
 
 A = Agent("a")
+B = Agent("b")
 
 CASES = [
     # -- names and models -----------------------------------------------------------------------
@@ -214,6 +215,50 @@ CASES = [
         "'no'",
     ),
     case("build-to-app-config-dict", lambda: A.to_app({"app_name": "support"}), "ExecutionConfig"),
+    # spellings of the PyPI adk-fluent 0.x: each error names ours (docs/from-adk-fluent-0x.md)
+    case(
+        "ported-pipeline-named-first",
+        lambda: Pipeline("research"),
+        "str 'research'",
+        "`Pipeline`",
+        "name='research'",
+        "a >> b",
+    ),
+    case(
+        "ported-fanout-named-first",
+        lambda: FanOut("research", Agent("web")),
+        "`FanOut`",
+        "name='research'",
+        "a | b",
+    ),
+    case(
+        "ported-loop-named-first",
+        lambda: Loop("refine"),
+        "`Loop`",
+        "max_iterations=3, name='refine'",
+    ),
+    case(
+        "ported-pipeline-named-only",
+        lambda: Pipeline(name="research"),
+        "agent 'research'",
+        "at least one step",
+        "name='research'",
+    ),
+    case("ported-pipeline-step", lambda: Pipeline(A).step(B), "step", "Pipeline(a, b, name="),
+    case("ported-fanout-branch", lambda: FanOut(A).branch(B), "branch", "FanOut(a, b, name="),
+    case("ported-loop-step", lambda: Loop(A).step(B), "step", "Loop(a, b, max_iterations=3"),
+    case("ported-sub-agent", lambda: A.sub_agent(B), "agent 'a'", "sub_agent", ".delegate("),
+    case(
+        "ported-dict-routing",
+        lambda: A.outputs("intent") >> {"booking": B},
+        "a dict",
+        "Route('intent').eq('booking', booker)",
+    ),
+    case("ported-proceed-if", lambda: A.proceed_if(lambda s: True), "proceed_if", "Route("),
+    case("ported-at-schema", lambda: A @ Intent, "`a @ Intent`", ".output_schema(Intent)"),
+    case("ported-eval", lambda: A.eval("hi", expect="hello"), "eval", "FluentEvalSuite"),
+    case("ported-publish", lambda: A.publish(port=8001), "publish", "serve("),
+    case("ported-history", lambda: A.history("none"), "history", "C.none()"),
 ]
 
 

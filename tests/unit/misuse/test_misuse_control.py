@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from adk_fluent import Agent, gate, map_over, race, tap, timeout
+from adk_fluent import Agent, Loop, gate, map_over, race, tap, timeout
 from tests.support.misuse import case, check, ids
 
 
@@ -86,6 +86,40 @@ CASES = [
         "check",
         "transfer",
         "move the gate out",
+    ),
+    case(
+        "control-gate-gate-key",
+        lambda: gate(lambda s: True, message="Approve?", gate_key="approved"),
+        "gate_key",
+        "name='refund_approval'",
+    ),
+    case(
+        "control-gate-option-misspelt",
+        lambda: gate(True, "Go?", aprove=("y",)),
+        "aprove",
+        "approve",
+    ),
+    # a loop's final round: .show("final") is for loops, and a loop that shows it ends in one turn
+    case(
+        "control-loop-show-unknown-round",
+        lambda: Loop(Agent("drafter"), max_iterations=3).show("last"),
+        "loop_",
+        "'last'",
+        "show('final')",
+    ),
+    case(
+        "control-agent-show-final",
+        lambda: Agent("drafter").show("final"),
+        "agent 'drafter'",
+        "applies to a loop",
+        ".show('final') on the Loop",
+    ),
+    case(
+        "control-gate-inside-a-loop-that-shows-its-final-round",
+        lambda: Loop(_gated(), max_iterations=2, name="rounds").show("final").to_ir(),
+        "gate 'check'",
+        "loop 'rounds'",
+        "move the gate after the loop",
     ),
     # tap and race
     case("control-tap-not-callable", lambda: tap(42), "tap(fn)", "int"),

@@ -1,9 +1,11 @@
-"""Module-level ADK agents for control flow: Route and map_over (gates live in gates.py)."""
+"""Module-level ADK agents for control flow: Route, map_over and a loop that shows its final
+round (gates live in gates.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -27,7 +29,7 @@ from adk_fluent.adk.custom_agents.steps import (
     storable_delta,
 )
 from adk_fluent.adk.event_visibility import MAP_OVER
-from adk_fluent.errors import StepFailed
+from adk_fluent.errors import StepFailed, with_article
 from adk_fluent.ir.route_rules import matches, normalise_label
 from adk_fluent.ir.steps import STEP_RAISED
 
@@ -43,17 +45,19 @@ class RouteAgent(NodeAgent):
     def choose(self, ctx: Any) -> int | Event:
         """The index of the branch the rules pick from state (-1: the otherwise branch, the
         last), or the failure event (no rule matched and no otherwise, the key is missing, or
-        a rule raised)."""
+        a rule raised). A missing key (or None) matches no value rule, but `.when()` predicates
+        are still asked: they read the whole state, not the key (docs/control-flow.md)."""
         state = read_view(ctx, f"Route '{self.name}'", self.name)
         value = state.get(self.key)
-        if value is not None:
-            try:
-                label = normalise_label(value, self.normalize)
-                for index, rule in enumerate(self.rules):
-                    if matches(rule, label, value, self.normalize, state):
-                        return index
-            except Exception as error:  # a .when() predicate or a normalize function
-                return failure(ctx, self.name, STEP_RAISED, raised(self.name, "a rule", error))
+        try:
+            label = None if value is None else normalise_label(value, self.normalize)
+            for index, rule in enumerate(self.rules):
+                if value is None and rule.op != "when":
+                    continue
+                if matches(rule, label, value, self.normalize, state):
+                    return index
+        except Exception as error:  # a .when() predicate or a normalize function
+            return failure(ctx, self.name, STEP_RAISED, raised(self.name, "a rule", error))
         if self.has_otherwise:
             return -1  # the otherwise branch is the last
         reason = (
@@ -100,7 +104,11 @@ class MapOverAgent(NodeAgent):
     async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
         items = state_of(ctx).get(self.list_key)
         if not isinstance(items, list | tuple):
-            problem = "is missing" if items is None else f"is a {type(items).__name__}, not a list"
+            problem = (
+                "is missing"
+                if items is None
+                else f"is {with_article(type(items).__name__)}, not a list"
+            )
             yield failure(
                 ctx,
                 self.name,
@@ -207,3 +215,80 @@ class MapOverAgent(NodeAgent):
                 task.cancel()
             # wait until every task has really ended: nothing is left pending after this step
             await asyncio.gather(*tasks, return_exceptions=True)
+
+
+# -- a loop that shows its final round: `Loop(...).show("final")` -------------------------------
+# Which agent's reply a presentation repeats: {"author": name, "event": id} in its custom_metadata.
+PRESENTS = "adk_fluent.presents"
+
+
+def _chat_parts(event: Event) -> list[Any]:
+    """The parts of a reply a person reads (text that is not a thought, images, files)."""
+    parts = event.content.parts if event.content is not None else None
+    return [
+        part
+        for part in parts or []
+        if (part.text and not part.thought) or part.inline_data or part.file_data
+    ]
+
+
+def _presentation(ctx: Any, loop: str, reply: Event) -> Event:
+    """The loop's own event repeating `reply`'s chat parts: the loop speaks to the user."""
+    from google.genai import types
+
+    event = make_event(ctx, loop)
+    event.content = types.Content(role="model", parts=_chat_parts(reply))
+    event.custom_metadata = {PRESENTS: {"author": reply.author, "event": reply.id}}
+    return event
+
+
+async def _run_and_present(
+    loop: Any, events: AsyncGenerator[Event, None], ctx: Any
+) -> AsyncGenerator[Event, None]:
+    """Pass the loop's events on; when it has ended (by its maximum or an escalation, not by a
+    failed step or a pause), present each body agent's latest reply, in the order they came."""
+    latest: dict[str, tuple[int, Event]] = {}
+    paused = False
+    should_pause = getattr(ctx, "should_pause_invocation", None)  # ADK 2.x: long-running tools
+    async with contextlib.aclosing(events) as running:
+        async for count, event in _numbered(running):
+            yield event
+            if should_pause is not None and should_pause(event):
+                paused = True
+            if event.partial or event.author == loop.name or event.error_code:
+                continue
+            if _chat_parts(event):
+                latest[event.author] = (count, event)
+    if paused or halted(ctx):
+        return
+    for _, reply in sorted(latest.values(), key=lambda item: item[0]):
+        yield _presentation(ctx, loop.name, reply)
+
+
+async def _numbered(events: AsyncGenerator[Event, None]) -> AsyncGenerator[tuple[int, Event], None]:
+    count = 0
+    async for event in events:
+        yield count, event
+        count += 1
+
+
+@functools.cache
+def final_round_loop_agent() -> type:
+    """ADK's LoopAgent, which at its end presents each body agent's latest reply as an event of
+    its own (the loop's, user-facing: analysis/visibility.py), so a filtered client receives the
+    loop's final round while every round stays in the store. Made on first use: subclassing
+    LoopAgent warns on ADK 2.x, and the warning is about adk-fluent's choice of class."""
+    from google.adk.agents.loop_agent import LoopAgent
+
+    from adk_fluent.adk.compat import quiet_workflow_deprecation
+
+    with quiet_workflow_deprecation():
+
+        class FinalRoundLoopAgent(NodeAgent, LoopAgent):  # type: ignore[misc]
+            """A LoopAgent that shows its final round (`Loop(...).show("final")`)."""
+
+            async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
+                async for event in _run_and_present(self, super()._run_async_impl(ctx), ctx):
+                    yield event
+
+    return FinalRoundLoopAgent

@@ -338,6 +338,8 @@ class DataflowResult:
     output_schema_fields: dict[str, list[str]]  # field -> agents whose output_schema has it
     endless_loops: list[EndlessLoop] = field(default_factory=list)
     opaque_writers: list[str] = field(default_factory=list)  # steps that may write any key
+    # the state when the run ends: what the next turn of the same session starts from
+    final: dict[str, Fact] = field(default_factory=dict)
 
 
 class Flow(ir.NodeVisitor[Env]):
@@ -399,6 +401,7 @@ class Flow(ir.NodeVisitor[Env]):
             output_schema_fields=schema_fields,
             endless_loops=list(self.endless.values()),
             opaque_writers=list(self.opaque_writers),
+            final=end.facts,
         )
 
     # -- traversal -----------------------------------------------------------------------------
@@ -1207,11 +1210,14 @@ class Flow(ir.NodeVisitor[Env]):
     def _route(self, node: ir.RouteNode, env: Env, path: tuple[str, ...], p: str) -> Env:
         if any(rule.op == "when" for rule in node.rules):
             self.opaque_readers.setdefault(p, node.name)
+        # a missing key skips the value rules, but .when() predicates still decide: a route
+        # of predicates only does not need its key at all
+        needs_key = not node.rules or any(rule.op != "when" for rule in node.rules)
         self._read(
             node,
             "route",
             p,
-            Read(node.key, "route", True),
+            Read(node.key, "route", needs_key),
             env,
             handles_missing=node.has_otherwise,
         )

@@ -15,10 +15,11 @@ from adk_fluent.analysis.contracts.checks.common import (
     with_suggestion,
     write_fix,
 )
-from adk_fluent.analysis.contracts.dataflow import NO, YES, ReadRecord
+from adk_fluent.analysis.contracts.dataflow import ABSENT, NO, YES, ReadRecord, Writer
 from adk_fluent.analysis.contracts.effects import REF_CHANNELS
 from adk_fluent.analysis.contracts.registry import register_check
 from adk_fluent.analysis.contracts.report import Issue
+from adk_fluent.errors import with_article
 from adk_fluent.ir.state_keys import bare_name, scope_of_key
 
 READ_CODES = (
@@ -36,6 +37,7 @@ READ_CODES = (
     "model-dependent-read",
     "tool-read-unverified",
     "tool-read-unset",
+    "unset-on-first-turn",
 )
 
 
@@ -180,6 +182,9 @@ def _missing(ctx: Any, record: ReadRecord) -> Issue:
                 f"{{{key}?}}."
             )
         return _issue(ctx, "error", "read-before-write", record, message, hint)
+    earlier = _earlier_reply(ctx, record)
+    if earlier is not None:
+        return _first_turn(ctx, record, earlier)
     if channel == "C.from_state":
         return _issue(
             ctx,
@@ -230,6 +235,61 @@ def _missing(ctx: Any, record: ReadRecord) -> Issue:
         f'Nothing writes "{key}" before {who}: {_written_elsewhere(ctx, key)}; '
         f"{consequence(record)}.",
         with_suggestion(suggestion, fix),
+    )
+
+
+def _earlier_reply(ctx: Any, record: ReadRecord) -> Writer | None:
+    """The reply of an LLM agent that is still running when this read happens (the read is in
+    its own instruction, its callbacks, one of its agent tools or delegates), when that reply
+    writes the key and the key outlives the run: then the read finds that agent's reply from the
+    previous turn of the session (a conversation), and only a session's first turn lacks it."""
+    key = record.read.key
+    if scope_of_key(key) != "session" or record.fact.deleters or record.opaque:
+        return None
+    if ctx.flow.final.get(key, ABSENT).status == NO:  # deleted before the run ends
+        return None
+    for writer in ctx.flow.writers.get(key, ()):
+        if writer.kind not in ("outputs", "produces") or writer.node not in ctx.flow.agents:
+            continue
+        if record.path == writer.path or record.path.startswith(writer.path + "/"):
+            return writer
+    return None
+
+
+def _first_turn(ctx: Any, record: ReadRecord, writer: Writer) -> Issue:
+    """A read that fails on a session's first turn and finds the previous reply from then on."""
+    key, owner = record.read.key, writer.node
+    agent = ctx.flow.agents[owner]
+    inner = record.path[len(writer.path) + 1 :].split("/")[0] if record.path != writer.path else ""
+    later = (
+        f" If it should see this turn's reply, make it a step after '{owner}' "
+        f"({owner} >> {inner}) instead."
+    )
+    if not inner:
+        where, later = f"'{owner}' reads it itself, before it replies", ""
+    elif inner in {tree.name for tree in agent.attached}:
+        where = f"'{inner}' is an agent tool of '{owner}', so it runs before '{owner}' replies"
+    elif inner in {child.name for child in agent.children}:
+        where = f"'{inner}' is a delegate of '{owner}', so it runs instead of '{owner}' replying"
+    else:
+        where = f"'{record.node}' runs inside '{owner}', before it replies"
+    templates = ("instruction", "global instruction", "C.template")
+    optional = (
+        f"read it as {{{key}?}} (empty on the first turn), "
+        if record.read.channel in templates
+        else ""
+    )
+    return _issue(
+        ctx,
+        "warning",
+        "unset-on-first-turn",
+        record,
+        f'"{key}" is written only by {ways(ctx.flow.writers.get(key, ()))}, and {where}: on '
+        f"a session's first turn it is not set yet, so {consequence(record)}; from the second "
+        f"turn on it holds the reply '{owner}' gave the turn before.",
+        f"If the previous reply is what {reader_name(record)} should see, make the first turn "
+        f"work too: {optional}give it a value first (S.default({key}=...) before '{owner}'), or "
+        f'pass initial_keys=["{key}"] if the app sets it when the session starts.{later}',
     )
 
 
@@ -371,7 +431,7 @@ def _scoped(ctx: Any, record: ReadRecord) -> Issue | None:
         "info",
         "scoped-key-external",
         record,
-        f'No step in this pipeline writes "{key}"; a {scope}: key may come from an earlier '
+        f'No step in this pipeline writes "{key}"; {with_article(scope)}: key may come from an earlier '
         f"session{declared}. On a first run it is missing and {consequence(record)}.",
         f'If it must exist from the first run, pass initial_keys=["{key}"] (the app sets it) '
         f"or write it with S.default(...) first"
