@@ -25,6 +25,7 @@ from __future__ import annotations
 import difflib
 import functools
 import importlib.metadata
+import importlib.util
 import inspect
 import os
 import sys
@@ -35,10 +36,55 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
-import typer
-from typer.core import TyperCommand, TyperGroup
+from .errors import EXIT_USAGE as _EXIT_USAGE
 
-from .errors import (
+# The modules of the `codegen` extra (pyproject.toml), which every command needs (typer for the
+# command line itself): checked by name, without importing them, so `--help` stays fast.
+CODEGEN_EXTRA = ("typer", "jinja2", "libcst", "ruff", "deepdiff")
+
+
+def _missing_tools() -> list[str]:
+    """The modules of the codegen extra this environment cannot import."""
+    missing = []
+    for name in CODEGEN_EXTRA:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            missing.append(name)
+    return missing
+
+
+def _install_command() -> str:
+    """What to run to install the extra: this checkout's path when the generator runs from one
+    (the only way adk-fluent-codegen is installed), else a placeholder for it."""
+    root = Path(__file__).resolve().parents[2]
+    where = str(root) if (root / "pyproject.toml").is_file() else "path/to/adk-fluent"
+    return f"pip install -e '{where}[codegen]'"
+
+
+def _exit_without_the_extra() -> None:
+    """Without the codegen extra, any `adk-fluent-codegen ...` (even --help or --version) says
+    what to install, with exit code 2 (a usage problem the user fixes), instead of an
+    ImportError traceback and exit code 1 (which means "findings")."""
+    missing = _missing_tools()
+    if not missing:
+        return
+    sys.stderr.write(
+        f"error: adk-fluent-codegen needs the codegen extra of adk-fluent, which is not "
+        f"installed here (missing: {', '.join(missing)})\n"
+        f"hint: install it into this environment ({sys.executable}): {_install_command()}\n"
+    )
+    raise SystemExit(_EXIT_USAGE)
+
+
+_exit_without_the_extra()  # before the first import the extra provides
+
+import typer  # noqa: E402
+from typer.core import TyperCommand, TyperGroup  # noqa: E402
+
+from .errors import (  # noqa: E402
     DEBUG_ENV,
     EXIT_FINDINGS,
     EXIT_INTERNAL,
@@ -48,7 +94,7 @@ from .errors import (
     CodegenError,
     CodegenWarning,
 )
-from .layout import GENERATED_PACKAGE, Layout
+from .layout import GENERATED_PACKAGE, Layout  # noqa: E402
 
 EXIT_CODES = f"""\
 exit codes:

@@ -7,6 +7,7 @@ as a bare KeyError, AttributeError or a pydantic trace from inside ADK.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -29,20 +30,26 @@ class BuildError(AdkFluentError, ValueError):
         field: str | None = None,
         hint: str | None = None,
         case: str | None = None,
+        where: str | None = None,
     ) -> None:
         self.agent = agent
         self.field = field
         self.hint = hint
         self.case = case  # an evaluation case's id (EvalError)
+        # where the mistake was given when that is no agent, shown as it is:
+        # "ExecutionConfig(middleware=...) item 2 (retry)"
+        self.where = where
         self.message = message  # without the "agent '...', field '...': " prefix and the hint
-        where = []
+        place = []
         if case is not None:
-            where.append(f"case '{case}'")
+            place.append(f"case '{case}'")
+        if where is not None:
+            place.append(where)
         if agent is not None:
-            where.append(f"agent '{agent}'")
+            place.append(f"agent '{agent}'")
         if field is not None:
-            where.append(f"field '{field}'")
-        text = f"{', '.join(where)}: {message}" if where else message
+            place.append(f"field '{field}'")
+        text = f"{', '.join(place)}: {message}" if place else message
         if hint:
             text += f"\n  hint: {hint}"
         super().__init__(text)
@@ -115,7 +122,28 @@ def describe_value(value: Any) -> str:
     name = getattr(value, "name", None)
     if isinstance(name, str):
         return f"{kind} '{name[:40]}'"
-    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
+    return with_article(kind)
+
+
+# Words that start with a vowel letter but not a vowel sound ("a user", "a UUID", "a one-off").
+_A_BEFORE = ("uni", "use", "usu", "uti", "uu", "eu", "one")
+# Letters whose spoken name starts with a vowel sound: "an LLM", "an HTTPError", "an SQL...".
+_AN_LETTERS = "aefhilmnorsx"
+
+
+def with_article(word: str) -> str:
+    """`word` after "a" or "an", as it is spoken: "an App", "an ExecutionConfig", "an int",
+    "a Pipeline", "a UUID", "an LLM". Every message that puts an article before a type name or
+    another word it does not know in advance uses this."""
+    lowered = word.lower()
+    head = re.match(r"[A-Z][a-z]*", word)  # the first part of a CamelCase name
+    if (len(word) > 1 and word[:2].isupper() and word[:2].isalpha()) or (
+        head is not None and len(head[0]) > 1 and not set(head[0].lower()) & set("aeiouy")
+    ):  # an acronym ("LLM", "Llm" in LlmAgent): said letter by letter
+        vowel = lowered[:1] in _AN_LETTERS
+    else:
+        vowel = lowered[:1] in "aeiou" and not lowered.startswith(_A_BEFORE)
+    return f"{'an' if vowel else 'a'} {word}"
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
@@ -209,3 +237,14 @@ class ReplayedError(AdkFluentError, RuntimeError):
         self.original_type = original_type
         self.original_message = original_message
         super().__init__(message)
+
+
+def install_extra(extra: str) -> str:
+    """The command that installs an extra of adk-fluent, for hints: from the checkout this
+    package runs from (an editable install) or a placeholder path. Never `pip install
+    adk-fluent[...]`: that name on PyPI is an unrelated project."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    where = str(root) if (root / "pyproject.toml").is_file() else "path/to/adk-fluent"
+    return f"pip install -e '{where}[{extra}]' (from a checkout; not PyPI's adk-fluent)"

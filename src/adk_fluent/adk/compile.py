@@ -23,7 +23,14 @@ from adk_fluent.adk.compat import (
     quiet_workflow_deprecation,
     workflow_agents_warn,
 )
-from adk_fluent.errors import BuildError, DuplicateNameError, EmptyCompositeError
+from adk_fluent.errors import (
+    BuildError,
+    DuplicateNameError,
+    EmptyCompositeError,
+    describe_value,
+    install_extra,
+    with_article,
+)
 from adk_fluent.ir import nodes as ir
 from adk_fluent.ir.nodes import body_output_key, iter_paths
 from adk_fluent.ir.state_keys import gate_state_key
@@ -175,14 +182,99 @@ def takes_keywords(fn: Callable[..., Any], keywords: tuple[str, ...] | None) -> 
     return True
 
 
-def _adapt_callbacks(kwargs: dict[str, Any]) -> None:
+def _adapt_callbacks(kwargs: dict[str, Any], agent: str) -> None:
     for field, value in list(kwargs.items()):
         if not field.endswith("_callback") or value is None:
             continue
         keywords = _CALLBACK_KEYWORDS.get(field)
         items = value if isinstance(value, list) else [value]
-        adapted = [f if takes_keywords(f, keywords) else _bind_like_adk2(f) for f in items]
+        adapted = [_adapted(f, field, agent, bind=not takes_keywords(f, keywords)) for f in items]
         kwargs[field] = adapted if isinstance(value, list) else adapted[0]
+
+
+# What an agent or model callback may return: None, or the one ADK class it uses instead (any
+# other value makes ADK fail deep inside: an after_model callback's str is "AttributeError: 'str'
+# object has no attribute 'content'", a before_agent callback's str a pydantic trace). Tool
+# callbacks are not listed: ADK takes any value from them as the tool's result, as from a tool.
+_CALLBACK_RETURNS = {
+    "before_agent_callback": ("Content", "run the agent", "skip it: that Content is its reply"),
+    "after_agent_callback": ("Content", "keep the agent's reply", "add that Content as a reply"),
+    "before_model_callback": ("LlmResponse", "call the model", "skip the call: it is the reply"),
+    "after_model_callback": ("LlmResponse", "keep the model's response", "replace it"),
+    "on_model_error_callback": ("LlmResponse", "raise the error", "answer instead"),
+}
+
+
+def _adapted(fn: Callable[..., Any], field: str, agent: str, *, bind: bool) -> Callable[..., Any]:
+    """A callback as ADK gets it: bound like ADK 2.x when ADK's keywords do not fit it, and for
+    an agent or model callback, its return value checked (one wrapper, `__wrapped__` is `fn`)."""
+    call = _bind_like_adk2(fn) if bind else fn
+    if field not in _CALLBACK_RETURNS:
+        return call
+
+    @functools.wraps(fn)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        result = call(*args, **kwargs)
+        if inspect.isawaitable(result):
+            return _checked_later(result, fn, field, agent)
+        return _checked_return(result, fn, field, agent)
+
+    return checked
+
+
+async def _checked_later(result: Any, fn: Any, field: str, agent: str) -> Any:
+    return _checked_return(await result, fn, field, agent)
+
+
+def _checked_return(value: Any, fn: Any, field: str, agent: str) -> Any:
+    """`value` when ADK can use it as what the callback `fn` returns; else a BuildError naming
+    the agent, the callback, what it returned and what it may return."""
+    if value is None:
+        return value
+    from google.adk.models.llm_response import LlmResponse
+    from google.genai.types import Content
+
+    expected, none_means, value_means = _CALLBACK_RETURNS[field]
+    if isinstance(value, Content if expected == "Content" else LlmResponse):
+        return value
+    kind = field.removesuffix("_callback")
+    name = getattr(fn, "__name__", None)
+    label = f"'{name}'" if name and name != "<lambda>" else "(a lambda)"
+    if type(value).__name__ == "LlmRequest":
+        hint = "change llm_request in place and return None."
+    elif expected == "Content":
+        hint = (
+            "e.g. return types.Content(role='model', parts=[types.Part(text='...')]) "
+            "(from google.genai import types), or None."
+        )
+    else:
+        hint = (
+            "e.g. return LlmResponse(content=types.Content(role='model', "
+            "parts=[types.Part(text='...')])) (from google.adk.models import LlmResponse), or "
+            "change llm_response in place and return None."
+            if kind == "after_model"
+            else "e.g. return LlmResponse(content=types.Content(role='model', "
+            "parts=[types.Part(text='...')])) (from google.adk.models import LlmResponse), or None."
+        )
+    raise BuildError(
+        f"the {kind} callback {label} returned {describe_value(value)}; it may return None "
+        f"({none_means}) or {with_article(expected)} ({value_means})",
+        agent=agent,
+        field=field,
+        hint=hint,
+    )
+
+
+def _let_the_model_hear_the_user(kwargs: dict[str, Any]) -> None:
+    """A model that asks for it (a scripted one: adk_fluent.testing.user_message) is told, last
+    before each of its calls, the user's message of the run it answers: a model request holds
+    it only among user-role contents that other agents' replies share."""
+    hook = getattr(kwargs.get("model"), "note_user_message", None)
+    if not callable(hook):
+        return
+    existing = kwargs.get("before_model_callback")
+    callbacks = [] if existing is None else existing if isinstance(existing, list) else [existing]
+    kwargs["before_model_callback"] = [*callbacks, hook]
 
 
 def _install_context(node: ir.LlmAgentNode, kwargs: dict[str, Any]) -> None:
@@ -323,7 +415,7 @@ class Compiler(ir.NodeVisitor[Any]):
         if class_name == "LlmAgent" and node.children:
             _refuse_gates(node, node.children, "delegates")
         kwargs = compile_kwargs(class_name, node, self.children(node))
-        _adapt_callbacks(kwargs)
+        _adapt_callbacks(kwargs, node.name)
         if isinstance(node, ir.LlmAgentNode):
             if node.attached:
                 kwargs["tools"] = self.tools(node)
@@ -336,6 +428,7 @@ class Compiler(ir.NodeVisitor[Any]):
                 _install_context(node, kwargs)
             if model is not None:
                 kwargs["model"] = model
+            _let_the_model_hear_the_user(kwargs)
         if extra:
             kwargs.update(extra)
         try:
@@ -379,7 +472,7 @@ class Compiler(ir.NodeVisitor[Any]):
                 f"RemoteAgent needs ADK's A2A support, which failed to import ({error})",
                 agent=node.name,
                 field="card",
-                hint="install the a2a extra: pip install 'adk-fluent[a2a]'.",
+                hint=f"install the a2a extra: {install_extra('a2a')}.",
             ) from None
         card: Any = node.card
         if node.card_json is not None:
@@ -396,6 +489,7 @@ class Compiler(ir.NodeVisitor[Any]):
                 sends=tuple(sorted(node.reads_keys)),
                 receives=tuple(sorted(node.writes_keys)),
                 card_source=node.card,
+                connection=node.connection,
             )
 
     def visit_boundary(self, node: ir.BoundaryNode) -> Any:
@@ -423,6 +517,10 @@ class Compiler(ir.NodeVisitor[Any]):
     def visit_loop_agent(self, node: ir.LoopAgentNode) -> Any:
         self.loop_depth += 1
         try:
+            if node.visibility == "final":  # Loop(...).show("final"): no gate inside (api/)
+                from adk_fluent.adk.custom_agents.flow import final_round_loop_agent
+
+                return self._adk_agent(node, final_round_loop_agent())
             if not gates_in(node):
                 return self._adk_agent(node)
             from adk_fluent.adk.custom_agents.gates import GatedLoopAgent

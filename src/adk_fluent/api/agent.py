@@ -171,6 +171,18 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
         "(.named() is for composites and steps).",
         "sub_agents": "an agent's sub-agents are given with .delegate(agent, ...) "
         "(ADK's LLM-driven transfer); to call an agent like a tool, .tool(agent).",
+        # adk-fluent 0.x's spellings (docs/from-adk-fluent-0x.md)
+        "sub_agent": "an agent's sub-agents are given with .delegate(agent, ...) "
+        "(ADK's LLM-driven transfer); to call an agent like a tool, .tool(agent).",
+        "proceed_if": "run an agent only when a condition holds with a Route: "
+        "Route('valid').when(lambda state: ..., agent).otherwise(S.log('valid')) (the "
+        "otherwise branch runs when the predicate is false).",
+        "eval": "evaluate with adk_fluent.evaluation: FluentEvalSuite('name', agent, "
+        "[FluentCase('prompt', response=...)]), then await suite.run() (docs/evaluation.md).",
+        "publish": "serve it over A2A with adk_fluent.remote.serve(agent, host=..., port=...), "
+        "or a2a_app(...) for the ASGI app (docs/remote.md).",
+        "history": "choose what the agent sees of the conversation with .context(...): "
+        "C.none(), C.user_only(), C.last_n_turns(3) (docs/context.md).",
     }
 
     # What was not set stays at these class-level defaults (a builder copies only what was set).

@@ -37,6 +37,7 @@ from adk_fluent.errors import (
     StateTypeError,
     StateWriteError,
     did_you_mean,
+    with_article,
 )
 from adk_fluent.ir.state_keys import (
     SCOPE_PREFIX,
@@ -154,7 +155,7 @@ def _checked_default(cls: type, name: str, tp: Any, default: Any) -> Any:
     fix = (
         f"declare it '{declared} | None = None' to default to None"
         if default is None
-        else f"make the default a {declared}"
+        else f"make the default {with_article(declared)}"
     )
     raise SchemaCompositionError(
         f"{cls.__name__}.{name} is declared {declared}, but its default {_short(default)} "
@@ -318,7 +319,7 @@ class StateSchema(metaclass=_SchemaClass):
                 f"{type(self).__name__}.{ref.name}: state['{ref.key}'] holds "
                 f"{type(value).__name__} {_short(value)}, not {type_name(ref.type)}. "
                 f"Hint: find the step that writes '{ref.key}' (check_contracts(..., "
-                f"schema={type(self).__name__}) names it) and make it write a {type_name(ref.type)}."
+                f"schema={type(self).__name__}) names it) and make it write {with_article(type_name(ref.type))}."
             ) from None
 
     def _write(self, ref: StateFieldRef, value: Any) -> None:

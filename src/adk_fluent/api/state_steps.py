@@ -15,7 +15,7 @@ from typing import Any
 
 from adk_fluent.api.builder import check_arity
 from adk_fluent.api.expression import StateStep, function_step
-from adk_fluent.errors import BuildError
+from adk_fluent.errors import BuildError, with_article
 from adk_fluent.ir import steps
 from adk_fluent.ir.names import slug
 from adk_fluent.ir.state_keys import check_key
@@ -61,7 +61,10 @@ def _function(
     if not callable(fn):
         shown = type(fn).__name__
         raise BuildError(
-            f"{what} needs a function, got a {shown}", agent=step, field=field, hint=hint
+            f"{what} needs a function, got {with_article(shown)}",
+            agent=step,
+            field=field,
+            hint=hint,
         )
     check_arity(fn, count, what=what, agent=step, field=field, hint=hint)
     return fn

@@ -19,6 +19,7 @@ from typing import Any
 
 from adk_fluent.cli.common import EXIT_FINDINGS, EXIT_OK
 from adk_fluent.cli.targets import TargetError, load_target
+from adk_fluent.errors import install_extra
 
 _EVERY_INTERFACE = ("0.0.0.0", "::", "[::]")  # noqa: S104 - names compared, nothing bound
 
@@ -89,12 +90,12 @@ def run_serve(args: argparse.Namespace) -> int:
         from adk_fluent.remote.serve import a2a_app
     except ImportError as error:  # pragma: no cover - the a2a extra is in every dev install
         raise TargetError(
-            f"serving over A2A needs ADK's A2A support ({error}); pip install 'adk-fluent[a2a]'"
+            f"serving over A2A needs ADK's A2A support ({error}); {install_extra('a2a')}"
         ) from None
     try:
         import uvicorn
     except ImportError:  # pragma: no cover - a2a-sdk[http-server] brings it
-        raise TargetError("serving needs uvicorn: pip install 'adk-fluent[a2a]'") from None
+        raise TargetError(f"serving needs uvicorn: {install_extra('a2a')}") from None
     # Built before uvicorn starts, so a mistake is one line and exit 2, not a server that fails.
     try:
         app = a2a_app(
@@ -107,7 +108,7 @@ def run_serve(args: argparse.Namespace) -> int:
     except ImportError as error:
         raise TargetError(
             f"serving over A2A needs ADK's A2A support, which failed to import ({error}); "
-            "pip install 'adk-fluent[a2a]'"
+            f"{install_extra('a2a')}"
         ) from None
     url = args.public_url or f"http://{args.host}:{args.port}/"
     print(

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from adk_fluent.errors import AdkFluentError, did_you_mean
+from adk_fluent.errors import AdkFluentError, did_you_mean, with_article
 
 
 class TargetError(Exception):
@@ -127,7 +127,7 @@ def load_target(target: str) -> Any:
     else:
         extra = ""
     raise TargetError(
-        f"'{target}' is a {kind}, not an adk-fluent pipeline (Agent, Pipeline, Route, ...){extra}"
+        f"'{target}' is {with_article(kind)}, not an adk-fluent pipeline (Agent, Pipeline, Route, ...){extra}"
     )
 
 

@@ -26,7 +26,7 @@ from decimal import Decimal
 from enum import Enum
 from typing import Any, NoReturn
 
-from adk_fluent.errors import StateWriteError
+from adk_fluent.errors import StateWriteError, with_article
 
 _HINTS: tuple[tuple[type | tuple[type, ...], str, str], ...] = (
     ((datetime, date, time), "a {kind}", "store its text: value.isoformat()"),
@@ -103,7 +103,7 @@ def _copy(value: Any, path: str, active: set[int]) -> Any:
             _refuse(path, what.format(kind=type(value).__name__), hint)
     _refuse(
         path,
-        f"a {type(value).__name__} object",
+        f"{with_article(type(value).__name__)} object",
         "store plain data: a dict of its fields (for a pydantic model, "
         "value.model_dump(mode='json')), a str or a number",
     )

@@ -23,7 +23,7 @@ from enum import Enum
 from types import MethodType
 from typing import Any, Protocol
 
-from adk_fluent.errors import BuildError, RunError, did_you_mean
+from adk_fluent.errors import BuildError, RunError, did_you_mean, with_article
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import (
     BuildOptions,
@@ -476,7 +476,7 @@ class Engine:
         streaming: str | None = None,
         state_delta: dict[str, Any] | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
-        from adk_fluent.adk.compat import runner_takes_state_delta
+        from adk_fluent.adk.compat import hide_adk_wrapper, runner_takes_state_delta
         from adk_fluent.adk.custom_agents.handoff import handed_over
         from adk_fluent.adk.event_visibility import for_client
 
@@ -510,10 +510,14 @@ class Engine:
             )
             events = handed_over([runner_events])
             async with aclosing(events):
-                async for event in events:
-                    shown = for_client(event, bound.mode)
-                    if shown is not None:
-                        yield AgentEvent.from_adk(shown)
+                try:
+                    async for event in events:
+                        shown = for_client(event, bound.mode)
+                        if shown is not None:
+                            yield AgentEvent.from_adk(shown)
+                except Exception as error:  # a tool's or model's own exception, as itself
+                    hide_adk_wrapper(error)
+                    raise
 
     async def run(
         self, ir: Node, options: BuildOptions, prompt: Any, **settings: Any
@@ -532,16 +536,16 @@ class Engine:
         return final_text(events)
 
     def ask_sync(self, ir: Node, options: BuildOptions, prompt: Any, **settings: Any) -> str:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(self._ask_in_own_loop(ir, options, prompt, settings))
-        raise BuildError(
-            "ask_sync() was called inside a running event loop",
-            agent=ir.name,
-            field="ask_sync",
-            hint="use `await pipeline.ask(...)` there instead.",
-        )
+        if _loop_running():
+            raise BuildError(
+                "ask_sync() was called inside a running event loop",
+                agent=ir.name,
+                field="ask_sync",
+                hint="use `await pipeline.ask(...)` there instead.",
+            )
+        # Outside the `except` that found no loop: an error of the turn is raised alone, not
+        # chained under "RuntimeError: no running event loop" (issue 36).
+        return asyncio.run(self._ask_in_own_loop(ir, options, prompt, settings))
 
     async def _ask_in_own_loop(
         self, ir: Node, options: BuildOptions, prompt: Any, settings: dict[str, Any]
@@ -602,6 +606,15 @@ class Engine:
             )
 
 
+def _loop_running() -> bool:
+    """Whether this thread is inside a running event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
 def _user_message(prompt: Any) -> Any:
     """A prompt as ADK's user Content: text, a Content, or a list of parts (text, images, files)."""
     from google.genai import types
@@ -638,8 +651,8 @@ def _user_message(prompt: Any) -> Any:
                 parts.append(part)
             else:
                 raise BuildError(
-                    f"prompt[{index}] is a {type(part).__name__}; a prompt list holds text and "
-                    "google.genai Parts only",
+                    f"prompt[{index}] is {with_article(type(part).__name__)}; a prompt list "
+                    "holds text and google.genai Parts only",
                     field="prompt",
                     hint=f"convert it first, e.g. str(value), or "
                     f"types.Part.from_bytes(data=..., mime_type=...) for a file "
@@ -851,7 +864,8 @@ def _check_services(services: dict[str, Any], known: tuple[str, ...]) -> None:
             raise BuildError(
                 f"{name} must be an ADK {kinds[name].__name__}, not {type(value).__name__}",
                 field=name,
-                hint=f"pass an instance of a {kinds[name].__name__} subclass, or leave it out.",
+                hint=f"pass an instance of {with_article(kinds[name].__name__)} subclass, or "
+                "leave it out.",
             )
 
 

@@ -26,9 +26,10 @@ import re
 import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
-from adk_fluent.errors import BuildError
+from adk_fluent.errors import BuildError, install_extra, with_article
 
 SQLITE_BUSY_TIMEOUT = 30.0  # seconds a SQLite writer waits for the lock before failing
 
@@ -128,7 +129,7 @@ def session_service_for(store: Any) -> Any:
         return store
     raise BuildError(
         f"session_store must be 'memory', a database URL or an ADK session service, "
-        f"not a {type(store).__name__}",
+        f"not {with_article(type(store).__name__)}",
         field="session_store",
         hint="use 'memory', 'sqlite:///path.db', 'postgresql+asyncpg://...', or an ADK "
         "BaseSessionService instance.",
@@ -150,6 +151,7 @@ def _database_store(store: str) -> Any:
             hint="a file needs a URL, e.g. session_store='sqlite:///sessions.db'.",
         )
     _check_postgresql(url, store)
+    sqlite_file = _check_sqlite(url, store)
     try:
         from google.adk.sessions.database_session_service import DatabaseSessionService
     except ImportError as error:
@@ -157,10 +159,10 @@ def _database_store(store: str) -> Any:
             f"session_store={_short(_redacted(store))} needs ADK's DatabaseSessionService, "
             f"which failed to import ({error})",
             field="session_store",
-            hint="install the database extra: pip install 'adk-fluent[db]'.",
+            hint=f"install the database extra: {install_extra('db')}.",
         ) from None
     kwargs: dict[str, Any] = {}
-    if _is_sqlite_file(url):
+    if sqlite_file is not None:
         # sqlite3's `timeout` is SQLite's busy timeout (ADK passes engine kwargs through).
         kwargs["connect_args"] = {"timeout": SQLITE_BUSY_TIMEOUT}
     try:
@@ -171,19 +173,106 @@ def _database_store(store: str) -> Any:
             f"session_store={_short(_redacted(store))} cannot be opened: "
             f"{type(cause).__name__}: {_redacted(str(cause))[:200]}",
             field="session_store",
-            hint="install the database's async driver (SQLite: aiosqlite, PostgreSQL: asyncpg, "
-            "MySQL: aiomysql) and name it in the URL, e.g. 'postgresql+asyncpg://user@host/db'.",
+            hint=_driver_hint(url),
         ) from None
     _opened_stores.append(service)
-    if _is_sqlite_file(url):
-        _sqlite_files.add(service)
+    if sqlite_file is not None:
+        _sqlite_files[service] = (store, sqlite_file)
     return service
+
+
+def _driver_hint(url: str) -> str:
+    """What to write instead of a database URL ADK's (asynchronous) store could not open."""
+    dialect = url.split("://", 1)[0].casefold().partition("+")[0]
+    if dialect == "sqlite":
+        return _SQLITE_HINT
+    if dialect in ("mysql", "mariadb"):
+        return (
+            "name an asynchronous driver, e.g. session_store='mysql+aiomysql://user:password@"
+            "host:3306/database' (pip install aiomysql)."
+        )
+    return (
+        "name the database's asynchronous SQLAlchemy driver in the URL, e.g. "
+        "session_store='postgresql+asyncpg://user:password@host:5432/database', or use "
+        "session_store='sqlite:///sessions.db'."
+    )
+
+
+_SQLITE_HINT = (
+    "write session_store='sqlite:///sessions.db' (a file in the current folder) or "
+    "'sqlite:////absolute/path/sessions.db'; adk-fluent runs it on the aiosqlite driver itself "
+    "(the db extra brings it)."
+)
+
+
+def _check_sqlite(url: str, store: str) -> str | None:
+    """A SQLite URL ADK's store can open: the one spelling `sqlite:///PATH` (adk-fluent adds
+    the asynchronous driver, aiosqlite), aiosqlite installed, and for a file, a folder that
+    exists. Returns the file's path (None: not a SQLite file). Checked before ADK sees the URL:
+    otherwise a missing folder is a raw `OperationalError: unable to open database file` at
+    the first turn, and a synchronous driver an error about asyncio."""
+    scheme, _, rest = url.partition("://")
+    dialect, _, driver = scheme.casefold().partition("+")
+    if dialect != "sqlite":
+        return None
+    shown = _short(_redacted(store))
+    if not rest.startswith("/"):  # sqlite://x.db: SQLAlchemy reads x.db as a host name
+        path = rest.split("?", 1)[0]
+        raise BuildError(
+            f"session_store={shown} is not a SQLite URL ADK's store can open: a file takes "
+            "three slashes after 'sqlite:'",
+            field="session_store",
+            hint=f"write session_store='sqlite:///{path}'."
+            if path
+            else "leave session_store out (or 'memory') for a store in memory, or " + _SQLITE_HINT,
+        )
+    if driver != "aiosqlite":
+        path = rest[1:]
+        raise BuildError(
+            f"session_store={shown} names the driver {driver!r}, which ADK's "
+            "DatabaseSessionService cannot use (it needs an asynchronous one)",
+            field="session_store",
+            hint=f"write session_store='sqlite:///{path}': adk-fluent runs it on the aiosqlite "
+            f"driver ({install_extra('db')}).",
+        )
+    try:
+        importlib.import_module("aiosqlite")
+    except ImportError:
+        raise BuildError(
+            f"session_store={shown} needs the aiosqlite package, which is not installed",
+            field="session_store",
+            hint=f"{install_extra('db')}.",
+        ) from None
+    if not _is_sqlite_file(url):
+        return None
+    database, _, query = url.split(":///", 1)[1].partition("?")
+    if "uri=true" in query.casefold():  # a `file:` URI: SQLite reads it, not a plain path
+        return database
+    file = Path(database)
+    folder = file.parent
+    if not folder.is_dir():
+        where = "" if folder.is_absolute() else f" ({folder.resolve()})"
+        raise BuildError(
+            f"session_store={shown}: the folder {str(folder)!r}{where} does not exist; SQLite "
+            "creates the file, not its folder",
+            field="session_store",
+            hint=f"create the folder first (os.makedirs({str(folder)!r}, exist_ok=True)), or "
+            "name a file in a folder that exists, e.g. session_store='sqlite:///sessions.db'.",
+        )
+    if file.is_dir():
+        raise BuildError(
+            f"session_store={shown} names the folder {database!r}, not a file",
+            field="session_store",
+            hint=f"name a file in it, e.g. session_store='sqlite:///{database.rstrip('/')}"
+            "/sessions.db'.",
+        )
+    return database
 
 
 # PostgreSQL drivers SQLAlchemy can drive with asyncio (ADK's store is async only), by the name
 # in the URL, with the module to import and how to install it.
 _ASYNC_POSTGRESQL_DRIVERS = {
-    "asyncpg": ("asyncpg", "pip install 'adk-fluent[db]'"),
+    "asyncpg": ("asyncpg", install_extra("db")),
     "psycopg": ("psycopg", "pip install 'psycopg[binary]'"),
     "psycopg_async": ("psycopg", "pip install 'psycopg[binary]'"),
 }
@@ -205,7 +294,7 @@ def _check_postgresql(url: str, store: str) -> None:
             f"session_store={shown} starts with '{scheme}://', which SQLAlchemy does not know",
             field="session_store",
             hint=f"SQLAlchemy names the database 'postgresql': {_POSTGRESQL_HINT} "
-            "(asyncpg comes with pip install 'adk-fluent[db]').",
+            f"(asyncpg comes with the db extra: {install_extra('db')}).",
         )
     if dialect != "postgresql":
         return
@@ -214,7 +303,7 @@ def _check_postgresql(url: str, store: str) -> None:
             f"session_store={shown} names no driver, and ADK's DatabaseSessionService needs "
             "an asynchronous one",
             field="session_store",
-            hint=f"{_POSTGRESQL_HINT} (asyncpg comes with pip install 'adk-fluent[db]').",
+            hint=f"{_POSTGRESQL_HINT} (asyncpg comes with the db extra: {install_extra('db')}).",
         )
     if driver not in _ASYNC_POSTGRESQL_DRIVERS:
         raise BuildError(
@@ -222,7 +311,7 @@ def _check_postgresql(url: str, store: str) -> None:
             "DatabaseSessionService cannot use (it needs an asynchronous driver: "
             f"{', '.join(sorted(_ASYNC_POSTGRESQL_DRIVERS))})",
             field="session_store",
-            hint=f"{_POSTGRESQL_HINT} (asyncpg comes with pip install 'adk-fluent[db]').",
+            hint=f"{_POSTGRESQL_HINT} (asyncpg comes with the db extra: {install_extra('db')}).",
         )
     module, install = _ASYNC_POSTGRESQL_DRIVERS[driver]
     try:
@@ -253,8 +342,9 @@ def _short(value: str) -> str:
     return repr(value if len(value) <= 80 else value[:77] + "...")
 
 
-# Stores this module opened on a SQLite file (they get the WAL journal in `ready`).
-_sqlite_files: weakref.WeakSet[Any] = weakref.WeakSet()
+# Stores this module opened on a SQLite file (they get the WAL journal in `ready`), with the
+# URL as given and the file's path (for the message when the file cannot be opened).
+_sqlite_files: weakref.WeakKeyDictionary[Any, tuple[str, str]] = weakref.WeakKeyDictionary()
 # Database stores whose tables exist; what `ready` is doing per loop while it prepares one.
 _ready: weakref.WeakSet[Any] = weakref.WeakSet()
 _preparing: weakref.WeakKeyDictionary[Any, dict[int, asyncio.Future[None]]] = (
@@ -281,10 +371,24 @@ async def ready(service: Any) -> None:
 
 
 async def _prepare(service: Any) -> None:
-    if service in _sqlite_files:
+    sqlite_file = _sqlite_files.get(service)
+    if sqlite_file is not None:
         # WAL is a property of the file: set once, readers then never block the writer.
-        async with service.db_engine.connect() as connection:
-            await connection.exec_driver_sql("PRAGMA journal_mode=WAL")
+        from sqlalchemy.exc import DBAPIError
+
+        try:
+            async with service.db_engine.connect() as connection:
+                await connection.exec_driver_sql("PRAGMA journal_mode=WAL")
+        except DBAPIError as error:  # no access to the folder or file, or not a database
+            store, path = sqlite_file
+            reason = " ".join(str(error.orig).split())[:160]
+            raise BuildError(
+                f"session_store={_short(_redacted(store))}: SQLite cannot open or create the "
+                f"file {str(Path(path).resolve())!r} ({reason})",
+                field="session_store",
+                hint="check that this process may write in that folder and that the file, if "
+                "it exists, is a SQLite database; or name another file.",
+            ) from None
     prepare = getattr(service, "prepare_tables", None)
     if prepare is not None:  # public on newer ADK releases
         await prepare()

@@ -12,6 +12,7 @@ from adk_fluent.testing.scripted import (
     repeat,
     streamed,
     text,
+    user_message,
     with_usage,
 )
 
@@ -29,5 +30,6 @@ __all__ = [
     "repeat",
     "streamed",
     "text",
+    "user_message",
     "with_usage",
 ]

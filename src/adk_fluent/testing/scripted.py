@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import weakref
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -101,8 +102,14 @@ def text(value: str) -> str:
 
 def delay(seconds: float, then: Any) -> Callable[[LlmRequest], Any]:
     """A script step that takes `seconds` (asynchronously, so it can be cancelled) and then
-    answers `then`. The returned step's `.cancelled` list records each cancellation."""
-
+    answers `then`: any step, a function of the request too (it is called after the wait). The
+    returned step's `.cancelled` list records each cancellation."""
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds >= 0:
+        raise BuildError(
+            f"delay() takes a number of seconds, 0 or more, not {describe_value(seconds)}",
+            field="seconds",
+            hint="e.g. delay(0.5, 'Late reply.').",
+        )
     cancelled: list[float] = []
 
     async def step(request: LlmRequest) -> Any:
@@ -235,7 +242,7 @@ def _usage(
     )
 
 
-def _response_for(step: Any) -> LlmResponse:
+def _response_for(step: Any, agent: str = SHARED) -> LlmResponse:
     if isinstance(step, LlmResponse):
         return step
     if isinstance(step, FunctionCallStep):
@@ -248,14 +255,34 @@ def _response_for(step: Any) -> LlmResponse:
     elif isinstance(step, StreamStep):
         body = step.text
     else:
-        body = json.dumps(step)
+        try:
+            body = json.dumps(step)
+        except (TypeError, ValueError):
+            raise BuildError(
+                f"a function step answered {describe_value(step)}, which is no step",
+                agent=None if agent == SHARED else agent,
+                field="script",
+                hint=_STEP_KINDS,
+            ) from None
     return LlmResponse(
         content=types.Content(role="model", parts=[types.Part(text=body)]), usage_metadata=_usage()
     )
 
 
 def _check_script(agent: str, steps: list[Any]) -> None:
-    """A repeat without a count answers every later call: a step after it could never run."""
+    """Every step is one (checked when the script is made, not at the call that reaches it); a
+    repeat without a count answers every later call: a step after it could never run."""
+    for index, step in enumerate(steps):
+        for inner in step.steps if isinstance(step, RepeatStep) else (step,):
+            if isinstance(inner, UsageStep):
+                inner = inner.step
+            if not _is_step(inner):
+                raise BuildError(
+                    f"script step #{index + 1} is {describe_value(inner)}, which is no step",
+                    agent=None if agent == SHARED else agent,
+                    field="script",
+                    hint=_STEP_KINDS,
+                )
     for index, step in enumerate(steps[:-1]):
         if isinstance(step, RepeatStep) and step.times is None:
             raise BuildError(
@@ -264,6 +291,25 @@ def _check_script(agent: str, steps: list[Any]) -> None:
                 field="script",
                 hint="give the repeat a count (repeat(step, times=3)) or make it the last step.",
             )
+
+
+_STEP_KINDS = (
+    "a step is text, a JSON value, call(...), an LlmResponse, an exception, delay(...), "
+    "streamed(...), with_usage(...) or a function of the request returning one of those."
+)
+
+
+def _is_step(step: Any) -> bool:
+    """Whether the kit can answer with `step` (a function's answer is checked when it comes)."""
+    if isinstance(step, str | FunctionCallStep | LlmResponse | StreamStep | BaseException):
+        return True
+    if callable(step):  # a function, delay(...), an exception class
+        return True
+    try:
+        json.dumps(step)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 @dataclass
@@ -374,6 +420,40 @@ def _check_model_name(model: Any) -> None:
     )
 
 
+# The user's message of each request a scripted agent was sent, by the request's id (with a weak
+# reference that drops the entry when the request is gone, so an id is never read for another).
+_heard: dict[int, tuple[weakref.ref[LlmRequest], str]] = {}
+
+
+def user_message(request: LlmRequest) -> str:
+    """The text of the user's own message in the turn `request` belongs to: what they sent to
+    `run()` / `ask()` (inside an agent tool, the request the calling agent sent it).
+
+    A request's contents hold it among other user-role contents: other agents' replies (ADK
+    shows them to a model as user-role context) and tool results. So "the last user-role text"
+    can be another agent's words; this is the user's, for a function step or an assertion:
+
+        mock_backend({"writer": lambda request: f"About {user_message(request)}."})
+
+    Known for the requests of agents adk-fluent compiled with a scripted model (mock_backend,
+    or a ScriptedModel given to an Agent); ScriptError for another request."""
+    entry = _heard.get(id(request))
+    if entry is None or entry[0]() is not request:
+        raise ScriptError(
+            "user_message(request): this request was not sent to a scripted agent adk-fluent "
+            "compiled (run it with backend=mock_backend({...}), or give the Agent a "
+            "ScriptedModel); ADK's own agents built elsewhere are not told the user's message."
+        )
+    return entry[1]
+
+
+def _forget(request_id: int) -> Callable[[Any], None]:
+    def forget(_: Any) -> None:
+        _heard.pop(request_id, None)
+
+    return forget
+
+
 class ScriptedModel(BaseLlm):
     """A scripted `BaseLlm`.
 
@@ -444,6 +524,14 @@ class ScriptedModel(BaseLlm):
             )
             raise ScriptError(f"ScriptedModel: scripted steps were never used: {detail}")
 
+    def note_user_message(self, callback_context: Any, llm_request: LlmRequest) -> None:
+        """Remember the run's user message for `user_message(llm_request)` (adk-fluent's
+        compiler installs this as the agent's last before-model callback)."""
+        content = getattr(callback_context, "user_content", None)
+        parts = getattr(content, "parts", None) or []
+        text = "".join(part.text for part in parts if part.text and not part.thought)
+        _heard[id(llm_request)] = (weakref.ref(llm_request, _forget(id(llm_request))), text)
+
     @classmethod
     def supported_models(cls) -> list[str]:
         """Names this class answers to in ADK's model registry, if someone registers it: the
@@ -454,16 +542,34 @@ class ScriptedModel(BaseLlm):
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
         step = self._book.next_step(self.agent_name, llm_request)
-        counted = step if isinstance(step, UsageStep) else None
-        if counted is not None:
-            step = counted.step
-        if callable(step) and not isinstance(step, FunctionCallStep | LlmResponse):
-            step = step(llm_request)
-            if inspect.isawaitable(step):
-                step = await step
-        if isinstance(step, BaseException):
+        counted: UsageStep | None = None
+        for _ in range(_MAX_RESOLUTIONS):
+            if isinstance(step, UsageStep) and counted is None:
+                counted, step = step, step.step
+            elif _is_function_step(step):
+                step = step(llm_request)  # a function, delay(...) too: what it answers is a step
+                if inspect.isawaitable(step):
+                    step = await step
+            else:
+                break
+        else:
+            raise ScriptError(
+                f"ScriptedModel: a function step of agent '{self.agent_name}' kept answering "
+                f"with functions ({_MAX_RESOLUTIONS} in a row); a function step answers a step."
+            )
+        if isinstance(step, RepeatStep):
+            raise BuildError(
+                "a function step answered repeat(...), which belongs in the script itself",
+                agent=None if self.agent_name == SHARED else self.agent_name,
+                field="script",
+                hint="put the repeat in the script: repeat(my_function) calls the function for "
+                "every call.",
+            )
+        if isinstance(step, BaseException) or (
+            isinstance(step, type) and issubclass(step, BaseException)
+        ):
             raise step
-        response = _response_for(step)
+        response = _response_for(step, self.agent_name)
         if counted is not None:
             response = response.model_copy(
                 update={
@@ -481,6 +587,19 @@ class ScriptedModel(BaseLlm):
                 chunk = " ".join(words[index : index + 1]) + (" " if index < len(words) - 1 else "")
                 yield _partial(chunk)
         yield response
+
+
+_MAX_RESOLUTIONS = 16  # functions answering functions: more is a loop, not a script
+
+
+def _is_function_step(step: Any) -> bool:
+    """A step to call with the request: a function (or delay(...)), not a step of the kit's own
+    (call(...), an LlmResponse) nor an exception class (raised, as an instance would be)."""
+    return (
+        callable(step)
+        and not isinstance(step, FunctionCallStep | LlmResponse | StreamStep | UsageStep)
+        and not (isinstance(step, type) and issubclass(step, BaseException))
+    )
 
 
 def _partial(chunk: str) -> LlmResponse:

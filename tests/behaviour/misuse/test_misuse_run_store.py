@@ -25,6 +25,15 @@ def _run(prompt="hi", **options):
     return lambda: _agent().run(prompt, **options)
 
 
+def _not_a_database(tmp: Path) -> str:
+    """A file that is there but is no SQLite database."""
+    path = tmp / "notes.db"
+    path.write_text("shopping list: milk\n")
+    return f"sqlite:///{path}"
+
+
+_TMP = Path(__file__).parent / "no-such-folder" / "below"  # never created (checked below)
+
 CASES = [
     case(
         "run-store-mysql-without-driver",
@@ -32,6 +41,21 @@ CASES = [
         "session_store",
         "cannot be opened",
         "***",
+        "mysql+aiomysql://",
+    ),
+    case(
+        "run-store-sqlite-folder-missing",
+        _run(session_store=f"sqlite:///{_TMP}/sessions.db"),
+        "session_store",
+        f"the folder '{_TMP}' does not exist",
+        "SQLite creates the file, not its folder",
+        f"os.makedirs('{_TMP}', exist_ok=True)",
+    ),
+    case(
+        "run-store-sqlite-relative-folder-missing",
+        _run(session_store="sqlite:///missing/dir/x.db"),
+        "the folder 'missing/dir' (",
+        "does not exist",
     ),
 ]
 
@@ -45,6 +69,42 @@ def test_no_password_reaches_the_message():
     with pytest.raises(BuildError) as caught:
         asyncio.run(_run(session_store="mysql://app:secret@db.internal/sessions")())
     assert "secret" not in str(caught.value)
+
+
+async def test_a_missing_folder_is_refused_before_anything_is_made(tmp_path, monkeypatch):
+    """Through the run (and session()): the folder is named with its absolute path, nothing is
+    created, the model is never called; the same URL works once the folder exists."""
+    monkeypatch.chdir(tmp_path)
+    backend = mock_backend({"greeter": "Hello."})
+    store = "sqlite:///data/chats/sessions.db"
+    for attempt in (
+        lambda: Agent("greeter").run("hi", backend=backend, session_store=store),
+        lambda: Agent("greeter").session("s1", backend=backend, session_store=store),
+    ):
+        with pytest.raises(BuildError) as caught:
+            await attempt()
+        assert caught.value.field == "session_store"
+        assert f"'data/chats' ({tmp_path / 'data' / 'chats'}) does not exist" in str(caught.value)
+    assert list(tmp_path.iterdir()) == [] and backend.requests == {}
+    (tmp_path / "data" / "chats").mkdir(parents=True)
+    assert await Agent("greeter").ask("hi", backend=backend, session_store=store) == "Hello."
+    assert (tmp_path / "data" / "chats" / "sessions.db").is_file()
+
+
+async def test_a_file_that_is_no_database_is_named(tmp_path):
+    """SQLite opens it and fails at the first read: the message names the file, not SQLAlchemy's
+    OperationalError."""
+    store = _not_a_database(tmp_path)
+    with pytest.raises(BuildError) as caught:
+        await _run(session_store=store)()
+    message = str(caught.value)
+    assert f"SQLite cannot open or create the file '{tmp_path / 'notes.db'}'" in message
+    assert "file is not a database" in message and "hint:" in message
+    assert (tmp_path / "notes.db").read_text() == "shopping list: milk\n"  # left as it was
+
+
+def test_the_missing_folders_of_the_cases_were_never_made():
+    assert not _TMP.parent.exists()
 
 
 def _stored_rows(url: str) -> int:

@@ -118,3 +118,83 @@ def test_the_example_in_docs_errors_runs_as_it_says(capsys):
     printed = capsys.readouterr().out.splitlines()
     assert printed[0] == "True ROUTE_NO_MATCH route_intent"
     assert printed[1].startswith("ROUTE_NO_MATCH - Route 'route_intent': no rule matched")
+
+
+# -- the traceback a user sees (issue 36) ------------------------------------------------------
+def _seen(error: BaseException) -> str:
+    """The traceback Python prints for `error` (chained exceptions and all)."""
+    import traceback
+
+    return "".join(traceback.format_exception(error))
+
+
+def _failing_cashier():
+    def charge(amount: int) -> dict:
+        """Charge a card."""
+        raise ConnectionError("payment gateway down")
+
+    return Agent("cashier").tool(charge), mock_backend({"cashier": call("charge", amount=5)})
+
+
+def test_ask_sync_raises_the_tools_error_alone():
+    """It was chained under "RuntimeError: no running event loop" (ask_sync() ran the turn
+    inside the `except` that found no loop), and on ADK 2.x under ADK's DynamicNodeFailError."""
+    agent, backend = _failing_cashier()
+    with pytest.raises(ConnectionError) as raised:
+        agent.ask_sync("pay", backend=backend)
+    shown = _seen(raised.value)
+    assert shown.count("Traceback (most recent call last)") == 1
+    assert "During handling of the above exception" not in shown
+    assert "no running event loop" not in shown and "DynamicNodeFailError" not in shown
+    assert shown.rstrip().endswith("ConnectionError: payment gateway down")
+
+
+async def test_ask_and_stream_raise_the_tools_error_alone():
+    agent, backend = _failing_cashier()
+    with pytest.raises(ConnectionError) as raised:
+        await agent.ask("pay", backend=backend)
+    assert "During handling of the above exception" not in _seen(raised.value)
+    agent, backend = _failing_cashier()
+    with pytest.raises(ConnectionError) as raised:
+        async for _ in agent.stream("pay", backend=backend):
+            pass
+    assert "During handling of the above exception" not in _seen(raised.value)
+
+
+def test_only_adks_wrapper_is_hidden_not_a_context_of_the_users_own():
+    """The rule adk-fluent applies to what a turn raises (adk.compat.hide_adk_wrapper): a
+    context that wraps the error itself (ADK 2.x's DynamicNodeFailError, whose `.error` is
+    it) is hidden; a tool's own chain stays. (ADK 2.x re-raises a node's error inside its
+    wrapper's `except`, which replaces the error's own context: that much is ADK's.)"""
+    from adk_fluent.adk.compat import hide_adk_wrapper
+
+    class Wrapper(Exception):
+        def __init__(self, error: BaseException) -> None:
+            super().__init__("node failed")
+            self.error = error
+
+    def raised(make):
+        try:
+            make()
+        except Exception as error:
+            return error
+        raise AssertionError("nothing raised")
+
+    original = ConnectionError("payment gateway down")
+
+    def rewrapped():
+        try:
+            raise Wrapper(original)
+        except Wrapper as wrapper:
+            raise wrapper.error  # noqa: B904 (what ADK does)
+
+    def users_own():
+        try:
+            {}["Atlantis"]
+        except KeyError:
+            raise LookupError("no such city")  # noqa: B904 (the chain is the point)
+
+    shown = _seen(hide_adk_wrapper(raised(rewrapped)))
+    assert "Wrapper" not in shown and "During handling" not in shown
+    shown = _seen(hide_adk_wrapper(raised(users_own)))
+    assert "KeyError: 'Atlantis'" in shown and "During handling" in shown

@@ -77,7 +77,7 @@ FAILURES: dict = {
     "map_over_not_a_list": (
         map_over("n", Agent("body")),
         "MAP_OVER_NOT_A_LIST",
-        ["map_n", "state['n'] is a int, not a list"],
+        ["map_n", "state['n'] is an int, not a list"],
     ),
     "tap_writes": (
         tap(_writes_nested, name="nosy"),

@@ -124,3 +124,58 @@ def test_every_codegen_help_from_the_shell(command) -> None:
     assert done.returncode == 0, done.stderr
     assert "<bool>" not in done.stdout and "<path>" not in done.stdout
     assert "exit codes:" in done.stdout
+
+
+# -- without the codegen extra (issue 36) --------------------------------------------------------
+# A sitecustomize that makes the codegen extra's modules unimportable, as in an environment
+# installed without `[codegen]` (the rest of the environment stays as it is).
+_NO_CODEGEN_EXTRA = """\
+import importlib.abc
+import sys
+
+BLOCKED = {"typer", "jinja2", "libcst", "ruff", "deepdiff"}
+
+
+class _Blocked(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in BLOCKED:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, _Blocked())
+"""
+
+
+def _says_which_extra_to_install(done: subprocess.CompletedProcess) -> None:
+    assert done.returncode == 2, done.stdout + done.stderr  # a usage problem, not "findings"
+    assert done.stdout == "" and "Traceback" not in done.stderr
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("error: adk-fluent-codegen needs the codegen extra")
+    assert "missing: typer, jinja2" in lines[0]
+    assert lines[1].startswith("hint: install it into this environment")
+    assert lines[1].endswith(f"pip install -e '{REPO}[codegen]'")  # this checkout's own path
+    assert len(lines) == 2
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], [], ["check"]])
+def test_codegen_without_its_extra_says_what_to_install(args, tmp_path) -> None:
+    (tmp_path / "sitecustomize.py").write_text(_NO_CODEGEN_EXTRA)
+    done = script("adk-fluent-codegen", *args, cwd=tmp_path, PYTHONPATH=str(tmp_path))
+    _says_which_extra_to_install(done)
+
+
+def test_codegen_as_a_module_in_a_bare_python(tmp_path) -> None:
+    """`python -S` (no site-packages at all: no typer, no jinja2, no google-adk) running
+    `-m adk_fluent_codegen.cli`, as releases.py runs it."""
+    environment = {k: v for k, v in os.environ.items() if k != "ADK_FLUENT_DEBUG"}
+    environment["PYTHONPATH"] = str(REPO / "codegen")
+    done = subprocess.run(
+        [sys.executable, "-S", "-m", "adk_fluent_codegen.cli", "--help"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=60,
+    )
+    _says_which_extra_to_install(done)

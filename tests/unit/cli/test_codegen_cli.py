@@ -194,3 +194,29 @@ def test_debug_prints_the_traceback(monkeypatch, capsys, how) -> None:
     assert code == errors.EXIT_INTERNAL
     assert "Traceback (most recent call last)" in traceback + output
     assert "the traceback is above" in output
+
+
+def test_without_the_codegen_extra_it_says_what_to_install_and_exits_2(monkeypatch, capsys) -> None:
+    """The check that runs before the CLI imports typer (the subprocess tests in
+    tests/integration/cli run it where the extra truly cannot be imported)."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+
+    def without(name, *args):
+        return None if name in ("typer", "deepdiff") else real(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", without)
+    assert cli._missing_tools() == ["typer", "deepdiff"]
+    with pytest.raises(SystemExit) as exited:
+        cli._exit_without_the_extra()
+    assert exited.value.code == errors.EXIT_USAGE
+    error, hint = capsys.readouterr().err.splitlines()
+    assert error.startswith("error: adk-fluent-codegen needs the codegen extra")
+    assert error.endswith("(missing: typer, deepdiff)")
+    assert hint.endswith(f"pip install -e '{REPO_ROOT}[codegen]'")
+
+
+def test_with_the_codegen_extra_nothing_is_said() -> None:
+    assert cli._missing_tools() == []
+    cli._exit_without_the_extra()  # returns: the CLI goes on

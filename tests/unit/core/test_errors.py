@@ -165,3 +165,31 @@ def test_a_hidden_composite_keeps_its_override_when_composed_further():
 
     table = infer_visibility((Agent("c") >> (Agent("a") >> Agent("b")).hide()).to_ir())
     assert (table["c"], table["a"], table["b"]) == ("internal", "internal", "internal")
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("App", "an App"),
+        ("ExecutionConfig", "an ExecutionConfig"),
+        ("int", "an int"),
+        ("object", "an object"),
+        ("Pipeline", "a Pipeline"),
+        ("str", "a str"),
+        ("UUID", "a UUID"),
+        ("UserWarning", "a UserWarning"),
+        ("LLM", "an LLM"),
+        ("LlmResponse", "an LlmResponse"),
+        ("HTTPError", "an HTTPError"),
+        ("GcsArtifactService", "a GcsArtifactService"),
+        ("app", "an app"),
+        ("user", "a user"),
+    ],
+)
+def test_the_article_before_a_name_is_the_one_it_is_spoken_with(word, expected):
+    """One helper puts "a" or "an" before every type name a message shows (issue 36: "is a
+    ExecutionConfig", "is a App")."""
+    from adk_fluent.errors import describe_value, with_article
+
+    assert with_article(word) == expected
+    assert describe_value(object()) == "an object" and describe_value([]) == "a list"

@@ -53,7 +53,7 @@ CASES = [
         _run(f"postgresql://{URL_TAIL}"),
         "session_store",
         "names no driver",
-        "adk-fluent[db]",
+        "[db]'",
     ),
     case("pg-no-driver-ask", _ask(f"postgresql://{URL_TAIL}"), "names no driver"),
     case("pg-no-driver-stream", _stream(f"postgresql://{URL_TAIL}"), "names no driver"),

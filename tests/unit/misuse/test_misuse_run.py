@@ -11,7 +11,7 @@ from google.adk.agents.run_config import RunConfig as _RunConfig
 from google.genai import types
 
 from adk_fluent import Agent, ExecutionConfig
-from adk_fluent.testing import ScriptedModel
+from adk_fluent.testing import ScriptedModel, delay, mock_backend, repeat
 from tests.support.misuse import case, check, ids
 
 
@@ -80,7 +80,33 @@ CASES = [
         "running event loop",
     ),
     # stores and services
-    case("run-store-object", _run(session_store=object()), "session_store", "object"),
+    case("run-store-object", _run(session_store=object()), "session_store", "not an object"),
+    case(
+        "run-store-sqlite-sync-driver",
+        _run(session_store="sqlite+pysqlite:///chats.db"),
+        "session_store",
+        "'pysqlite'",
+        "asynchronous",
+        "write session_store='sqlite:///chats.db'",
+    ),
+    case(
+        "run-store-sqlite-unknown-driver",
+        _run(session_store="sqlite+fast:///chats.db"),
+        "'fast'",
+        "write session_store='sqlite:///chats.db'",
+    ),
+    case(
+        "run-store-sqlite-two-slashes",
+        _run(session_store="sqlite://chats.db"),
+        "three slashes",
+        "write session_store='sqlite:///chats.db'",
+    ),
+    case(
+        "run-store-sqlite-a-folder",
+        _run(session_store="sqlite:///tests"),
+        "names the folder 'tests', not a file",
+        "session_store='sqlite:///tests/sessions.db'",
+    ),
     case("run-store-bare-file-name", _run(session_store="sessions.db"), "sqlite:///sessions.db"),
     case(
         "run-store-and-service-both",
@@ -104,6 +130,27 @@ CASES = [
         _run(memory_service={}),
         "memory_service",
         "BaseMemoryService",
+    ),
+    case(
+        "run-credential-service-wrong-type",
+        _run(credential_service="token"),
+        "credential_service",
+        "an instance of a BaseCredentialService subclass",
+    ),
+    # the testing kit a run is given (backend=): a script is checked when it is made
+    case("kit-delay-seconds-text", lambda: delay("soon", "Late."), "seconds", "'soon'"),
+    case("kit-delay-seconds-negative", lambda: delay(-1, "Late."), "seconds", "0 or more"),
+    case(
+        "kit-script-step-not-a-step",
+        lambda: mock_backend({"greeter": ["Hi.", object()]}),
+        "agent 'greeter'",
+        "script step #2 is an object, which is no step",
+        "a function of the request",
+    ),
+    case(
+        "kit-script-step-a-set-in-a-repeat",
+        lambda: ScriptedModel([repeat("ok", {1, 2}, times=2)]),
+        "script step #1 is a set",
     ),
 ]
 
