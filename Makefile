@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DOCS_STAMP := $(VENV)/.docs-installed
 
-.PHONY: setup demo docs docs-serve regen check gate test test-workflow test-fast test-unit tide tide-one tide-newest lint typecheck bench clean
+.PHONY: setup demo docs docs-serve regen check gate test test-workflow test-as-user test-fast test-unit tide tide-one tide-newest lint typecheck bench clean
 
 # pytest rewrites assertions in test modules and plugins; let it cache them in __pycache__ even
 # where the environment turns bytecode caching off (it would otherwise recompile ~200 modules on
@@ -68,6 +68,9 @@ test: $(STAMP)  ## The whole suite (every tier) on both ADK ends (google-adk 1.2
 
 test-workflow: $(STAMP)  ## The behaviour tier on the newest ADK with every tree compiled to a Workflow graph.
 	$(BIN)/nox -s tests_workflow
+
+test-as-user: $(STAMP)  ## As a user installs it: every README/docs block against the package built as a wheel, and each extra alone (one real use each).
+	$(BIN)/nox -s docs_as_user extras
 
 test-fast: $(STAMP)  ## The whole suite (every tier) on the ADK in .venv only, on every core.
 	$(BIN)/python -m pytest -q -n auto

@@ -104,11 +104,14 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         )
     target = os.environ.get("ADK_FLUENT_TIER_REPORT")
     if target:
-        # a run on the Workflow target (ADK_FLUENT_TARGET=workflow, `make test-workflow`) is
-        # its own row: it runs the behaviour tier only
-        label = ADK_VERSION + (
-            "/workflow" if os.environ.get("ADK_FLUENT_TARGET") == "workflow" else ""
-        )
+        # a run on the Workflow target (ADK_FLUENT_TARGET=workflow, `make test-workflow`) and
+        # the docs blocks run against the installed wheel (`nox -s docs_as_user`) are rows of
+        # their own: each runs part of the suite only
+        label = ADK_VERSION
+        if os.environ.get("ADK_FLUENT_TARGET") == "workflow":
+            label += "/workflow"
+        if os.environ.get("ADK_FLUENT_DOCS_AS_USER"):
+            label += "/as-user"
         record = {"adk": label, "wall_seconds": round(wall, 1), "exit": exitstatus}
         record["tiers"] = {k: dict(v, seconds=round(v["seconds"], 1)) for k, v in tally.items()}
         with open(target, "a", encoding="utf-8") as out:

@@ -3,8 +3,13 @@
 Each block is a program of its own (fresh globals), run like a notebook cell. A block with a
 top-level `await` runs in the caller's event loop; any other block runs in a worker thread with
 no event loop, as a script would (so `pipeline.ask_sync(...)` and `asyncio.run(main())` work).
-Model names resolve to an offline scripted model, README blocks get the few names they elide,
-and every block runs in a fresh temporary folder (tests/support/doc_fixtures.py).
+Model names resolve to an offline scripted model, and every block runs in a fresh temporary
+folder (tests/support/doc_fixtures.py).
+
+A block runs as a reader who installed the package runs it: every name it uses is defined in
+it, the checkout is not on `sys.path` while it runs, and it may not import the checkout's own
+`examples` or `tests` (a reader has neither). `nox -s docs_as_user` (CI) runs them all again in
+an environment where adk-fluent is installed as a wheel, not from the source tree.
 
 A block that truly needs a real model starts with the line `# needs a real Gemini key` and is
 skipped.
@@ -18,15 +23,17 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import contextlib
 import inspect
 import re
 import sys
 import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import CodeType
 
-from tests.support.doc_fixtures import isolated, namespace_for
+from tests.support.doc_fixtures import isolated
 
 ROOT = Path(__file__).resolve().parents[2]
 SKIP_LINE = "# needs a real Gemini key"
@@ -86,21 +93,57 @@ def has_top_level_await(code: CodeType) -> bool:
     return bool(code.co_flags & inspect.CO_COROUTINE)
 
 
+# Top-level packages of the checkout a reader does not have.
+CHECKOUT_ONLY = ("examples", "tests")
+
+
+def checkout_imports(code: str) -> list[str]:
+    """The modules of the checkout itself (examples, tests) a block imports."""
+    found = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        else:
+            continue
+        found += [name for name in names if name.split(".")[0] in CHECKOUT_ONLY]
+    return found
+
+
+@contextlib.contextmanager
+def without_checkout_on_path() -> Iterator[None]:
+    """sys.path without the checkout's root (and the current folder, which a test run starts
+    in) while a block runs: `import examples` fails for the block as for a reader."""
+    saved = list(sys.path)
+    sys.path[:] = [
+        entry for entry in saved if entry not in ("", ".") and Path(entry).resolve() != ROOT
+    ]
+    try:
+        yield
+    finally:
+        sys.path[:] = saved
+
+
 async def run_block(block: Block) -> None:
-    """Run one block with its page's fixtures, offline, in a fresh folder."""
+    """Run one block offline, in a fresh folder, as a reader with the installed package would."""
+    imported = checkout_imports(block.source)
+    if imported:
+        raise AssertionError(
+            f"{block.id} imports {', '.join(imported)} from the checkout; a reader who installed "
+            "adk-fluent has no such module: define what the block uses in the block"
+        )
     code = compile_block(block)
     async with isolated():
         scope = {"__name__": "docs_" + re.sub(r"\W", "_", block.id)}
-        scope.update(namespace_for(block.page))
-        if has_top_level_await(code):
-            await eval(code, scope)  # noqa: S307 - the project's own documentation
-        else:
-            await asyncio.to_thread(exec, code, scope)  # noqa: S102 - as above
+        with without_checkout_on_path():
+            if has_top_level_await(code):
+                await eval(code, scope)  # noqa: S307 - the project's own documentation
+            else:
+                await asyncio.to_thread(exec, code, scope)  # noqa: S102 - as above
 
 
 def main(names: list[str]) -> int:
-    if str(ROOT) not in sys.path:  # blocks import `examples.*` from the checkout, from any folder
-        sys.path.insert(0, str(ROOT))
     chosen = [Path(name) for name in names] or pages()
     failed = 0
     for page in chosen:

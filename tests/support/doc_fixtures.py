@@ -1,6 +1,6 @@
 """What a documentation block runs with: offline models, README's elided names, and a clean slate.
 
-A reader copies a block into a script and runs it; the suite runs it the same way, with three
+A reader copies a block into a script and runs it; the suite runs it the same way, with two
 things a reader's machine would supply differently:
 
 - `offline_models()`: any model NAME an agent has (`"gemini-2.5-flash"`, or none, so ADK's
@@ -10,9 +10,6 @@ things a reader's machine would supply differently:
   ADK's `LLMRegistry.resolve` / `new_llm` for the duration of the block only (the library never
   does this); a block with `backend=` keeps its backend's scripted models, which are instances,
   not names.
-- `readme_namespace()`: the few names README blocks use without defining them (`pipeline`,
-  `backend`, `my_plugin`), each a small working object, made fresh for every block.
-  docs/ pages get none: each of their blocks defines what it uses.
 - `isolated()`: a block runs in an empty temporary folder (files it writes go there), with an
   empty compiled-App cache (two blocks using `session_id="s1"` do not share a conversation);
   contract checks it registers are gone afterwards, and the session stores it opened closed.
@@ -27,9 +24,6 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 OFFLINE_REPLY = "This is a scripted reply."
-
-# The names README blocks may use without defining; docs/testing.md lists them for writers.
-README_NAMES = ("pipeline", "backend", "my_plugin")
 
 
 def _offline_model_class(reply: str) -> type:
@@ -75,57 +69,6 @@ def offline_models(reply: str = OFFLINE_REPLY) -> Iterator[None]:
     finally:
         LLMRegistry.resolve = real_resolve  # type: ignore[method-assign]
         LLMRegistry.new_llm = real_new_llm  # type: ignore[method-assign]
-
-
-def book(city: str, date: str = "") -> dict[str, str]:
-    """Book a trip to `city` (README's booking tool)."""
-    return {"status": "booked", "city": city, "date": date}
-
-
-def readme_pipeline() -> Any:
-    """README's running example: a classifier labels the request, a Route picks the agent."""
-    from adk_fluent import Agent, Route
-
-    booker = Agent("booker").instruct("Book the trip the user asks for.").tool(book)
-    helper = Agent("helper").instruct("Answer the user's question.")
-    return Agent("classifier").instruct("Classify the intent: booking or other.").outputs(
-        "intent"
-    ) >> Route("intent").eq("booking", booker).otherwise(helper)
-
-
-def readme_backend() -> Any:
-    """Scripted models for `readme_pipeline()`: a booking turn that calls the tool once."""
-    from adk_fluent.testing import call, mock_backend
-
-    return mock_backend(
-        {
-            "classifier": "booking",
-            "booker": [
-                call("book", city="Paris", date="2026-05-01"),
-                "Your trip to Paris is booked for May 1st.",
-            ],
-        }
-    )
-
-
-def readme_plugin() -> Any:
-    """A do-nothing ADK plugin (README's `my_plugin`)."""
-    from google.adk.plugins.base_plugin import BasePlugin
-
-    return BasePlugin(name="my_plugin")
-
-
-def readme_namespace() -> dict[str, Any]:
-    """Fresh objects for README's elided names (see README_NAMES)."""
-    names = {"pipeline": readme_pipeline(), "backend": readme_backend()}
-    names["my_plugin"] = readme_plugin()
-    assert set(names) == set(README_NAMES)
-    return names
-
-
-def namespace_for(page: str) -> dict[str, Any]:
-    """What a block of `page` (a path relative to the repository root) starts with."""
-    return readme_namespace() if page == "README.md" else {}
 
 
 @contextlib.contextmanager

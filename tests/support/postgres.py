@@ -197,7 +197,9 @@ def start_cluster(*, durable: bool = False, max_connections: int = 300) -> Postg
     try:
         import asyncpg  # noqa: F401
     except ImportError:
-        raise Unavailable("asyncpg is not installed (the db extra brings it: pip install -e '.[db]' in the checkout)") from None
+        raise Unavailable(
+            "asyncpg is not installed (the db extra brings it: pip install -e '.[db]' in the checkout)"
+        ) from None
     user = _service_user()
     prefix = _run_as(user)
     root = Path(tempfile.mkdtemp(prefix="adk-fluent-pg-", dir=_scratch_root()))

@@ -52,6 +52,7 @@ from typing import Any, overload
 
 from adk_fluent.errors import BuildError, describe_value, did_you_mean
 from adk_fluent.ir.model_selection import ModelSelectorNode, SelectionInput, select_model
+from adk_fluent.ir.names import below_root
 from adk_fluent.ir.nodes import (
     BoundaryNode,
     ChunkedEdgeNode,
@@ -326,14 +327,16 @@ class CostModel:
 
     def table(self) -> str:
         """A text table: per agent its model, calls, tokens and USD per run and in total."""
-        header = ("agent", "model", "calls", "input tok", "output tok", "USD/run", "USD total")
+        root, paths = below_root([node.path for node in self.nodes])
+        title = f"agent in {root}" if root else "agent"
+        header = (title, "model", "calls", "input tok", "output tok", "USD/run", "USD total")
         per_run = _usd_column([n.cost_usd for n in self.nodes] + [self.per_invocation])
         total = _usd_column(
             [n.cost_usd * self.invocations for n in self.nodes] + [self.total_estimated]
         )
         rows = [
             (
-                node.path,
+                paths[i],
                 node.model,
                 f"{node.expected_calls:,.2f}",
                 f"{node.input_tokens:,.0f}",

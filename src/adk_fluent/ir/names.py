@@ -31,3 +31,14 @@ def name_problem(name: object) -> str:
     if bad:
         return "it contains " + ", ".join(repr(c) for c in bad[:5])
     return "it is not a Python identifier"
+
+
+def below_root(paths: list[str]) -> tuple[str, list[str]]:
+    """`(root, paths without it)` when every path ('root/classifier') starts with the same root
+    segment and goes below it, else `("", paths)`: a table of agents names the root once, so a
+    long generated root name ('pipeline__classifier__route_intent') does not widen every row."""
+    roots = {path.split("/", 1)[0] for path in paths}
+    if len(roots) != 1 or not all("/" in path for path in paths):
+        return "", list(paths)
+    (root,) = roots
+    return root, [path.split("/", 1)[1] for path in paths]

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from adk_fluent.ir.names import below_root
 from adk_fluent.telemetry.cost import USAGE_KEY, UsageRecord
 
 BAR_WIDTH = 24
@@ -177,17 +178,19 @@ class UsageReport:
         by_cost = self.cost_usd > 0
         weight = [(a.cost_usd if by_cost else float(a.tokens)) for a in agents]
         top = max(weight) or 1.0
-        name_width = max(len("agent"), *(len(a.path) for a in agents))
+        root, paths = below_root([a.path for a in agents])
+        title = f"agent in {root}" if root else "agent"
+        name_width = max(len(title), *(len(path) for path in paths))
         header = (
-            f"{'agent':<{name_width}}  {'calls':>5}  {'in':>8}  {'out':>7}  "
+            f"{title:<{name_width}}  {'calls':>5}  {'in':>8}  {'out':>7}  "
             f"{'cost USD':>11}  {'model ms':>9}  share of {'cost' if by_cost else 'tokens'}"
         )
         lines = [header, "-" * len(header)]
-        for agent, value in zip(agents, weight, strict=True):
+        for agent, path, value in zip(agents, paths, weight, strict=True):
             bar = "█" * max(1 if value else 0, round(BAR_WIDTH * value / top))
             cost = f"{agent.cost_usd:.6f}" if agent.unpriced_calls < agent.calls else "—"
             lines.append(
-                f"{agent.path:<{name_width}}  {agent.calls:>5}  {agent.input_tokens:>8}  "
+                f"{path:<{name_width}}  {agent.calls:>5}  {agent.input_tokens:>8}  "
                 f"{agent.output_tokens:>7}  {cost:>11}  {agent.latency_ms:>9.1f}  {bar}"
             )
         lines.append("-" * len(header))

@@ -4,7 +4,8 @@ The blocks are collected from the pages themselves (tests/support/doc_blocks.py)
 under docs/ is covered with no list to edit. Each block is its own program with fresh globals;
 one with a top-level `await` runs in the test's event loop, any other in a worker thread with no
 loop, as a script would. While a block runs, every model name resolves to an offline scripted
-model and README blocks get the few names they elide (tests/support/doc_fixtures.py); the
+model (tests/support/doc_fixtures.py), and the block runs as a reader who installed the package
+(no name it does not define, the checkout off sys.path, no `examples`/`tests` import); the
 behaviour tier's guard refuses network, so a block that reached a real model would fail here.
 A block may opt out only when it needs a real Gemini key, by starting with the line
 `# needs a real Gemini key` (and saying so to the reader).
@@ -12,12 +13,13 @@ A block may opt out only when it needs a real Gemini key, by starting with the l
 
 from __future__ import annotations
 
-import re
+import os
+from pathlib import Path
 
 import pytest
 
 from tests.support.doc_blocks import ROOT, Block, all_blocks, run_block
-from tests.support.doc_fixtures import OFFLINE_REPLY, README_NAMES, isolated
+from tests.support.doc_fixtures import OFFLINE_REPLY, isolated
 
 BLOCKS = all_blocks()
 
@@ -43,11 +45,20 @@ def test_the_collector_finds_the_blocks():
     assert len({block.id for block in BLOCKS}) == len(BLOCKS)
 
 
-def test_readme_uses_every_elided_name_it_is_given():
-    """A fixture name no README block needs any more is dropped, not kept for nothing."""
-    readme = "\n".join(block.source for block in BLOCKS if block.page == "README.md")
-    unused = [name for name in README_NAMES if not re.search(rf"\b{name}\b", readme)]
-    assert not unused, f"README blocks no longer use {unused}: remove them from doc_fixtures"
+@pytest.mark.skipif(
+    not os.environ.get("ADK_FLUENT_DOCS_AS_USER"), reason="nox -s docs_as_user sets it"
+)
+def test_as_a_user_the_package_is_installed_not_the_source_tree():
+    import adk_fluent_generated
+
+    import adk_fluent
+
+    for package in (adk_fluent, adk_fluent_generated):
+        where = Path(package.__file__).resolve()
+        assert "site-packages" in where.parts, where
+        assert not where.is_relative_to(ROOT / "src") and not where.is_relative_to(
+            ROOT / "generated"
+        ), where
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[block.id for block in BLOCKS])
@@ -93,5 +104,16 @@ async def test_a_block_without_await_runs_as_a_script_and_one_with_await_in_the_
     await run_block(script)
     await run_block(cell)
     assert not (ROOT / "written.txt").exists()
-    with pytest.raises(NameError):  # no globals carried over, no README names outside README
-        await run_block(Block("docs/probe.md", 1, "pipeline\n"))
+    with pytest.raises(NameError):  # no globals carried over, no names given, README included
+        await run_block(Block("README.md", 1, "pipeline\n"))
+
+
+async def test_a_block_runs_as_a_reader_without_the_checkout():
+    # the checkout's own modules are out of reach, as for a reader who installed the package
+    with pytest.raises(AssertionError, match="imports examples.booking from the checkout"):
+        await run_block(Block("docs/probe.md", 1, "from examples.booking import pipeline\n"))
+    with pytest.raises(AssertionError, match="imports tests.support"):
+        await run_block(Block("docs/probe.md", 1, "import tests.support.doc_fixtures\n"))
+    with pytest.raises(ModuleNotFoundError, match="noxfile"):  # a module only the root holds
+        await run_block(Block("docs/probe.md", 1, "import noxfile\n"))
+    await run_block(Block("docs/probe.md", 1, "import adk_fluent\n"))  # the package is there

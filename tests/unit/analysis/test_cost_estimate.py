@@ -395,10 +395,11 @@ def test_the_table_lists_each_agent_with_aligned_columns_and_totals():
     assert lines[0] == "Estimated cost of 1,000 invocation(s)"
     header = lines[1]
     assert header.split() == [
-        "agent", "model", "calls", "input", "tok", "output", "tok", "USD/run", "USD", "total"
+        "agent", "in", "support", "model", "calls", "input", "tok", "output", "tok", "USD/run",
+        "USD", "total",
     ]  # fmt: skip
     rows = {line.split()[0]: line.split() for line in lines[3:8]}
-    biller = rows["support/route_intent/biller"]
+    biller = rows["route_intent/biller"]  # the root is named once, in the header
     assert biller[1:5] == [M, "0.60", "600", "300"]
     assert biller[5] == f"{0.6 * PER_CALL:.6f}"
     assert biller[6] == f"{600 * PER_CALL:.4f}"  # fewer decimals once the column reaches 1 USD

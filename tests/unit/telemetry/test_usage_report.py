@@ -80,8 +80,9 @@ def test_responses_without_a_record_are_counted_as_unattributed():
 def test_table_has_a_row_per_agent_and_a_bar_of_its_share():
     report = usage([_event(_record("small", 10, 1, 0.001)), _event(_record("big", 10, 1, 0.004))])
     lines = report.table().splitlines()
-    small = next(line for line in lines if line.startswith("root/small"))
-    big = next(line for line in lines if line.startswith("root/big"))
+    assert lines[0].startswith("agent in root ")  # the shared root is named once
+    small = next(line for line in lines if line.startswith("small "))
+    big = next(line for line in lines if line.startswith("big "))
     assert big.count("█") == 24 and small.count("█") == 6
     assert lines[-1].startswith("total")
 
@@ -112,3 +113,11 @@ def test_record_for_reads_google_genai_usage_fields():
     assert record.thinking_tokens == 50
     assert record.cost_usd == pytest.approx((400 * 0.30 + 600 * 0.03 + 150 * 2.50) / 1e6)
     assert UsageRecord.from_dict(record.to_dict()) == record
+
+
+def test_paths_below_different_roots_are_shown_whole():
+    from adk_fluent.ir.names import below_root
+
+    assert below_root(["root/a", "root/b/c"]) == ("root", ["a", "b/c"])
+    assert below_root(["one/a", "two/a"]) == ("", ["one/a", "two/a"])
+    assert below_root(["root", "root/a"]) == ("", ["root", "root/a"])
