@@ -22,7 +22,7 @@ ADK's eval set has no field for):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -520,12 +520,27 @@ def load_eval_set(
     return suite
 
 
+def _validated_config(validate: Callable[[], Any], shown: str, hint: str) -> Any:
+    """ADK's EvalConfig from `validate()`, or an EvalError naming the first field it refused."""
+    from pydantic import ValidationError
+
+    try:
+        return validate()
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise EvalError(
+            f"{shown} is not an ADK eval config: {where}: {first['msg']}",
+            field="config",
+            hint=hint,
+        ) from None
+
+
 def _eval_config(config: Any, path: Path | None) -> Any:
     """ADK's EvalConfig: `config` (an EvalConfig, its JSON file, or that JSON as a mapping),
     else test_config.json
     beside the eval set (where ADK's AgentEvaluator looks), else ADK's default criteria."""
     from google.adk.evaluation.eval_config import EvalConfig
-    from pydantic import ValidationError
 
     if config is None and path is not None and (path.parent / "test_config.json").is_file():
         config = path.parent / "test_config.json"
@@ -534,31 +549,23 @@ def _eval_config(config: Any, path: Path | None) -> Any:
     if isinstance(config, EvalConfig):
         return config
     if isinstance(config, Mapping):  # test_config.json's content
-        try:
-            return EvalConfig.model_validate(dict(config))
-        except ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            raise EvalError(
-                f"config is not an ADK eval config: {where}: {first['msg']}",
-                field="config",
-                hint='e.g. {"criteria": {"tool_trajectory_avg_score": 1.0}}.',
-            ) from None
+        return _validated_config(
+            lambda: EvalConfig.model_validate(dict(config)),
+            "config",
+            'e.g. {"criteria": {"tool_trajectory_avg_score": 1.0}}.',
+        )
     if isinstance(config, str | Path):
         try:
-            return EvalConfig.model_validate_json(Path(config).read_text(encoding="utf-8"))
+            text = Path(config).read_text(encoding="utf-8")
         except FileNotFoundError:
             raise EvalError(
                 f"no config at {config}", field="config", hint="check the path."
             ) from None
-        except ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            raise EvalError(
-                f"{config} is not an ADK eval config: {where}: {first['msg']}",
-                field="config",
-                hint='a test_config.json: {"criteria": {"tool_trajectory_avg_score": 1.0}}.',
-            ) from None
+        return _validated_config(
+            lambda: EvalConfig.model_validate_json(text),
+            str(config),
+            'a test_config.json: {"criteria": {"tool_trajectory_avg_score": 1.0}}.',
+        )
     raise EvalError(
         f"config takes an ADK EvalConfig, the path of its JSON file or its content, not "
         f"{describe_value(config)}",
