@@ -35,6 +35,12 @@ def _names(names: tuple[str, ...], what: str, example: str) -> tuple[str, ...]:
     return names
 
 
+# adk-fluent 0.x's spellings (docs/from-adk-fluent-0x.md)
+_SPELT_DIFFERENTLY = {
+    "window": "the last n turns of the conversation are C.last_n_turns(n).",
+}
+
+
 class _CType(type):
     """Gives a misspelt `C.method` the did-you-mean that builders give."""
 
@@ -45,7 +51,9 @@ class _CType(type):
         raise UnknownSetterError(
             f"C has no method '{attr}'",
             field=attr,
-            hint=did_you_mean(attr, methods) or "see help(C) for its context specs.",
+            hint=_SPELT_DIFFERENTLY.get(attr)
+            or did_you_mean(attr, methods)
+            or "see help(C) for its context specs.",
         )
 
     # Hidden from type checkers, which then report `C.usr_only()` themselves (see BuilderBase).

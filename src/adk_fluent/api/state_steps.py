@@ -11,7 +11,7 @@ record from `adk_fluent.ir.steps`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Never
 
 from adk_fluent.api.builder import check_arity
 from adk_fluent.api.expression import StateStep, function_step
@@ -213,9 +213,18 @@ class S:
         return StateStep(steps.Compute(tuple(sorted(fns.items()))))
 
     @staticmethod
-    def guard(predicate: Callable[[Any], bool], message: str = "guard failed") -> StateStep:
+    def guard(
+        predicate: Callable[[Any], bool], message: str = "guard failed", **unknown: Never
+    ) -> StateStep:
         """Stop the run with an error event unless predicate(state) holds."""
         hint = "e.g. S.guard(lambda s: s['amount'] < 1000, 'amount over limit')"
+        if unknown:  # adk-fluent 0.x's msg=, or a misspelling
+            raise BuildError(
+                f"S.guard() takes no keyword {', '.join(map(repr, unknown))}",
+                agent="guard",
+                field=next(iter(unknown)),
+                hint=f"the message is the second argument: {hint}.",
+            )
         _function(predicate, 1, "S.guard(predicate)", step="guard", field="predicate", hint=hint)
         if not isinstance(message, str) or not message.strip():
             raise BuildError(

@@ -265,3 +265,22 @@ CASES = [
 @pytest.mark.parametrize("misuse", CASES, ids=ids(CASES))
 def test_misuse(misuse):
     check(misuse)
+
+
+# adk-fluent 0.x spellings of C and S, pointed at ours (docs/from-adk-fluent-0x.md)
+def test_c_window_points_at_last_n_turns():
+    from adk_fluent import C
+    from adk_fluent.errors import UnknownSetterError
+
+    with pytest.raises(UnknownSetterError, match="C has no method 'window'") as error:
+        C.window(5)
+    assert "C.last_n_turns(n)" in error.value.hint
+
+
+def test_s_guard_msg_points_at_the_second_argument():
+    from adk_fluent import S
+    from adk_fluent.errors import BuildError
+
+    with pytest.raises(BuildError, match="S.guard\\(\\) takes no keyword 'msg'") as error:
+        S.guard(lambda state: True, msg="over the limit")  # type: ignore[call-arg]
+    assert error.value.field == "msg" and "second argument" in error.value.hint
