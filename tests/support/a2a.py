@@ -17,6 +17,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -230,3 +231,19 @@ def run_client_on_other_adk(
     )
     assert done.returncode == 0, done.stderr[-4000:]
     return json.loads(done.stdout.strip().splitlines()[-1]), version
+
+
+def message_params(text: str, metadata: dict | None = None) -> dict:
+    """The params of an A2A `message/send` or `message/stream` holding one user text, as any
+    A2A client writes them (JSON-RPC by hand)."""
+    params: dict = {
+        "message": {
+            "kind": "message",
+            "messageId": uuid.uuid4().hex,
+            "role": "user",
+            "parts": [{"kind": "text", "text": text}],
+        }
+    }
+    if metadata is not None:
+        params["metadata"] = metadata
+    return params

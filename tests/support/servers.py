@@ -103,3 +103,13 @@ def wait_all(servers: Iterable[ServerProcess], seconds: float = STARTUP_SECONDS)
                 f"no answer at {late.ready_url} within {seconds:.0f} s:\n{late.log_tail()}"
             )
         time.sleep(0.2)
+
+
+def run_request(app: str, text: str, *, user: str = "u1", session: str = "s1") -> dict:
+    """The JSON body of one turn for `adk api_server` / `adk web`'s `/run` (and `/run_sse`)."""
+    return {
+        "app_name": app,
+        "user_id": user,
+        "session_id": session,
+        "new_message": {"role": "user", "parts": [{"text": text}]},
+    }

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import pytest
@@ -26,6 +25,7 @@ from tests.support.a2a import (
     A2A_1X_CARD,
     ADK_VERSION,
     card_server,
+    message_params,
     need_other_adk,
     run_client_on_other_adk,
     serving,
@@ -137,16 +137,7 @@ asyncio.run(main())
 
 def _raw_send(url: str, text: str, metadata: dict | None = None):
     """One A2A `message/send` by hand (JSON-RPC over HTTP), as any A2A client sends it."""
-    params: dict = {
-        "message": {
-            "kind": "message",
-            "messageId": uuid.uuid4().hex,
-            "role": "user",
-            "parts": [{"kind": "text", "text": text}],
-        }
-    }
-    if metadata is not None:
-        params["metadata"] = metadata
+    params = message_params(text, metadata)
     body = {"jsonrpc": "2.0", "id": "1", "method": "message/send", "params": params}
     return httpx.post(url, json=body, timeout=REQUEST_SECONDS)
 

@@ -20,11 +20,16 @@ import json
 import subprocess
 import sys
 import textwrap
-import uuid
 
 import pytest
 
-from tests.support.a2a import ADK_VERSION, need_other_adk, serving_app, write_module
+from tests.support.a2a import (
+    ADK_VERSION,
+    message_params,
+    need_other_adk,
+    serving_app,
+    write_module,
+)
 
 httpx = pytest.importorskip("httpx", reason="httpx (a2a-sdk's HTTP client) is not installed")
 
@@ -244,20 +249,6 @@ def _rpc(method: str, params: dict, request_id: str = "1") -> dict:
     return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
 
 
-def _message(text: str, metadata: dict | None = None) -> dict:
-    params: dict = {
-        "message": {
-            "kind": "message",
-            "messageId": uuid.uuid4().hex,
-            "role": "user",
-            "parts": [{"kind": "text", "text": text}],
-        }
-    }
-    if metadata is not None:
-        params["metadata"] = metadata
-    return params
-
-
 # ADK 2.x runs a request with this extension through its newer executor, which sends an event
 # of state changes alone (an internal agent's, with its hidden text in metadata) as a status update.
 _ADK_INTEGRATION = "https://google.github.io/adk-docs/a2a/a2a-extension/"
@@ -271,7 +262,7 @@ def test_raw_responses_hold_no_internal_text_and_no_key_nobody_asked_for(
     headers = {"X-A2A-Extensions": extension} if extension else {}
     asked = {"adk_fluent": {"state": {}, "receives": ["answer"]}}
     for metadata in (None, asked):  # a plain A2A client, and one asking for `answer`
-        body = _rpc(method, _message("About MSG-raw?", metadata))
+        body = _rpc(method, message_params("About MSG-raw?", metadata))
         reply = httpx.post(support.url, json=body, headers=headers, timeout=REQUEST_SECONDS)
         assert reply.status_code == 200
         assert b"Answer for MSG-raw is ready" in reply.content
@@ -288,7 +279,7 @@ def test_a_server_on_the_other_release_sends_nothing_undeclared_either(tmp_path)
     with serving_app(tmp_path, "support_app:app", python=python) as server:
         asked = {"adk_fluent": {"state": {}, "receives": ["answer"]}}
         for method in ("message/send", "message/stream"):
-            body = _rpc(method, _message("About MSG-raw?", asked))
+            body = _rpc(method, message_params("About MSG-raw?", asked))
             reply = httpx.post(server.url, json=body, timeout=REQUEST_SECONDS)
             assert b"Answer for MSG-raw is ready" in reply.content
             assert not [secret for secret in SECRETS if secret in reply.content], reply.text[:3000]
@@ -326,5 +317,7 @@ def test_a_malformed_request_gets_a_json_rpc_error_and_the_server_goes_on(suppor
     )
     error = reply.json().get("error")
     assert error is not None and error["code"] == code, reply.text
-    after = httpx.post(support.url, json=_rpc("message/send", _message("MSG-after")), timeout=60)
+    after = httpx.post(
+        support.url, json=_rpc("message/send", message_params("MSG-after")), timeout=60
+    )
     assert b"Answer for MSG-after is ready" in after.content

@@ -19,7 +19,7 @@ import pytest
 from adk_fluent import restore_content
 from adk_fluent.adk.compat import plugin_edits_are_stored, workflow_graphs_missing
 from tests.conftest import fresh_db_service
-from tests.support.servers import ServerProcess, free_port
+from tests.support.servers import ServerProcess, free_port, run_request
 
 httpx = pytest.importorskip("httpx", reason="the HTTP client for the api_server test")
 ADK_CLI = Path(sys.executable).parent / "adk"
@@ -142,12 +142,7 @@ def _converse(server: Server) -> tuple[list[bytes], list[dict], list[dict]]:
         created = client.post(f"/apps/{FOLDER}/users/u1/sessions/s1", json={})
         assert created.status_code == 200, (created.text, server.log_tail())
         bodies.append(created.content)
-        turn = {
-            "app_name": FOLDER,
-            "user_id": "u1",
-            "session_id": "s1",
-            "new_message": {"role": "user", "parts": [{"text": "plan and answer"}]},
-        }
+        turn = run_request(FOLDER, "plan and answer")
         run = client.post("/run", json=turn)
         assert run.status_code == 200, (run.text, server.log_tail())
         bodies.append(run.content)

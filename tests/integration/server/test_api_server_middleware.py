@@ -19,6 +19,7 @@ from tests.integration.server.test_api_server import (
     httpx,
     serving,
 )
+from tests.support.servers import run_request
 
 FOLDER = "helpdesk"
 
@@ -62,12 +63,7 @@ def server(tmp_path):
 
 
 def _ask(client: httpx.Client, server: Server, question: str) -> list[dict]:
-    turn = {
-        "app_name": FOLDER,
-        "user_id": "u1",
-        "session_id": "s1",
-        "new_message": {"role": "user", "parts": [{"text": question}]},
-    }
+    turn = run_request(FOLDER, question)
     response = client.post("/run", json=turn)
     assert response.status_code == 200, (response.text, server.log_tail())
     return response.json()

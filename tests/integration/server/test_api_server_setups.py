@@ -26,7 +26,7 @@ from tests.integration.server.test_api_server import (
     agent_folder,
     skip_without_server,
 )
-from tests.support.servers import ServerProcess, free_port
+from tests.support.servers import ServerProcess, free_port, run_request
 
 httpx = pytest.importorskip("httpx", reason="the HTTP client for the api_server test")
 FOLDER = "desk"
@@ -100,12 +100,7 @@ def _turn(server: Server, text: str, *, stream: bool, create: bool) -> list[byte
             created = client.post(f"{base}/s1", json={})
             assert created.status_code == 200, (created.text, server.log_tail())
             bodies.append(created.content)
-        turn = {
-            "app_name": FOLDER,
-            "user_id": "u1",
-            "session_id": "s1",
-            "new_message": {"role": "user", "parts": [{"text": text}]},
-        }
+        turn = run_request(FOLDER, text)
         if stream:
             reply = client.post("/run_sse", json={**turn, "streaming": True})
         else:

@@ -20,6 +20,7 @@ from tests.integration.server.test_api_server import (
     httpx,
     serving,
 )
+from tests.support.servers import run_request
 
 FOLDER = "shop"
 
@@ -63,12 +64,7 @@ def served(tmp_path_factory) -> Served:
     ):
         created = client.post(f"/apps/{FOLDER}/users/u1/sessions/s1", json={})
         assert created.status_code == 200, (created.text, server.log_tail())
-        turn = {
-            "app_name": FOLDER,
-            "user_id": "u1",
-            "session_id": "s1",
-            "new_message": {"role": "user", "parts": [{"text": "Where is my order?"}]},
-        }
+        turn = run_request(FOLDER, "Where is my order?")
         response = client.post("/run", json=turn)
         assert response.status_code == 200, (response.text, server.log_tail())
         route = _session_trace_path(client, "s1")
