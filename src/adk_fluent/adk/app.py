@@ -104,6 +104,17 @@ def app_name_for(config: ExecutionConfig, client_filters: bool) -> str:
     return calling_agent_folder() or DEFAULT_APP_NAME
 
 
+def _calls_tools(root: Node) -> bool:
+    """Whether a model of the tree can call a tool (an unanswered call needs one): an LLM agent
+    with tools, or a native agent, whose tools adk-fluent does not see."""
+    from adk_fluent.ir.nodes import NativeAgentNode
+
+    return any(
+        isinstance(node, NativeAgentNode) or bool(getattr(node, "tools", None))
+        for node in root.walk()
+    )
+
+
 def build_app(
     root: Node,
     config: ExecutionConfig | None = None,
@@ -134,7 +145,7 @@ def build_app(
     plugins: list[Any] = [HaltPlugin(), *_middleware_and(visibility, root, compiler, config)]
     from adk_fluent.adk.compat import unanswered_calls_reach_the_model
 
-    if unanswered_calls_reach_the_model():  # before the user's plugins see any request
+    if _calls_tools(root) and unanswered_calls_reach_the_model():  # before the user's plugins
         from adk_fluent.adk.plugins.tool_history import UnansweredCallsPlugin
 
         plugins.append(UnansweredCallsPlugin())

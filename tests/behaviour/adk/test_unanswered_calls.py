@@ -206,3 +206,16 @@ def test_waiting_long_running_calls_and_calls_without_an_id_are_kept():
         "look_up",
     ]
     assert kept[1].parts[0].function_call.args == {"city": "Oslo"}
+
+
+def test_a_tree_that_calls_no_tool_gets_no_fix_plugin_and_one_with_a_tool_gets_it_as_needed():
+    from adk_fluent.adk.compat import unanswered_calls_reach_the_model
+
+    def look_up(order: str) -> str:
+        """Look an order up."""
+        return order
+
+    names = [p.name for p in (Agent("a") >> Agent("b")).to_app().plugins]
+    assert "adk_fluent_unanswered_calls" not in names  # nothing a model could call
+    names = [p.name for p in (Agent("a").tool(look_up) >> Agent("b")).to_app().plugins]
+    assert ("adk_fluent_unanswered_calls" in names) == unanswered_calls_reach_the_model()
