@@ -28,6 +28,7 @@ ROOMS = {
     "adk_fluent.adk": 3,
     "adk_fluent.analysis": 2,
     "adk_fluent.ir": 1,
+    "adk_fluent.arguments": 0.5,  # the argument checks every entry point states its rules with
     "adk_fluent_generated": 0,
     "adk_fluent.errors": 0,
 }

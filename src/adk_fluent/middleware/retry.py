@@ -37,7 +37,7 @@ from adk_fluent.adk.bounded import remember
 from adk_fluent.adk.compat import invocation_of
 from adk_fluent.errors import BuildError
 from adk_fluent.ir.middleware import Middleware
-from adk_fluent.middleware.arguments import (
+from adk_fluent.arguments import (
     checked_callable,
     checked_count,
     checked_exceptions,

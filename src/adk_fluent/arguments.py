@@ -1,0 +1,246 @@
+"""The one place argument rules are written: each check returns the value (normalised) or raises a
+BuildError naming the agent (or step, or object), the field and a hint, at the call where the
+mistake is. Every public entry point states its parameters' rules with these instead of an
+`if ...: raise BuildError(...)` of its own.
+
+Shape of every check: `checked_x(value, agent, field, ..., hint=...)`. `agent` is what the
+argument belongs to (an agent's or a step's name, or a class such as "InMemoryCacheStore"; None
+when there is none), `field` the parameter as the user wrote it, `hint` an example of a right
+value. `where=` places it when it is no agent ("ExecutionConfig(middleware=...) item 2").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+from adk_fluent.errors import BuildError, describe_value, did_you_mean
+
+
+def refuse(
+    message: str,
+    agent: str | None,
+    field: str | None,
+    hint: str | None,
+    *,
+    where: str | None = None,
+) -> BuildError:
+    """The BuildError a check raises (`raise refuse(...)`), for rules no check below states."""
+    return BuildError(message, agent=agent, field=field, hint=hint, where=where)
+
+
+def checked_count(
+    value: Any,
+    agent: str | None,
+    field: str,
+    *,
+    least: int,
+    most: int | None = None,
+    hint: str,
+    where: str | None = None,
+) -> int:
+    """A whole number in [least, most] (bools refused)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise refuse(
+            f"{field} must be a whole number, got {describe_value(value)}",
+            agent,
+            field,
+            hint,
+            where=where,
+        )
+    if value < least:
+        raise refuse(
+            f"{field}={value} is too small (the least is {least})", agent, field, hint, where=where
+        )
+    if most is not None and value > most:
+        raise refuse(
+            f"{field}={value} is too large (the most is {most})", agent, field, hint, where=where
+        )
+    return value
+
+
+def checked_number(
+    value: Any,
+    agent: str | None,
+    field: str,
+    *,
+    least: float | None = None,
+    most: float | None = None,
+    above: float | None = None,
+    hint: str,
+    where: str | None = None,
+) -> float:
+    """A finite real number (int or float, bools refused) in [least, most], or > `above`."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise refuse(
+            f"{field} must be a number, got {describe_value(value)}", agent, field, hint, where=where
+        )
+    if not math.isfinite(value):
+        raise refuse(f"{field} must be finite, got {value}", agent, field, hint, where=where)
+    if least is not None and value < least:
+        raise refuse(f"{field}={value} must be at least {least}", agent, field, hint, where=where)
+    if most is not None and value > most:
+        raise refuse(f"{field}={value} must be at most {most}", agent, field, hint, where=where)
+    if above is not None and value <= above:
+        raise refuse(f"{field}={value} must be more than {above}", agent, field, hint, where=where)
+    return float(value)
+
+
+def checked_seconds(
+    value: Any,
+    agent: str | None,
+    field: str,
+    *,
+    positive: bool,
+    hint: str,
+    where: str | None = None,
+) -> float:
+    """A number of seconds (>= 0, or > 0 when `positive`), bools refused."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise refuse(
+            f"{field} must be a number of seconds, got {describe_value(value)}",
+            agent,
+            field,
+            hint,
+            where=where,
+        )
+    if not math.isfinite(value):
+        raise refuse(f"{field} must be finite, got {value}", agent, field, hint, where=where)
+    if value < 0 or (positive and value == 0):
+        raise refuse(
+            f"{field}={value} must be {'more than' if positive else 'at least'} 0",
+            agent,
+            field,
+            hint,
+            where=where,
+        )
+    return float(value)
+
+
+def checked_text(
+    value: Any,
+    agent: str | None,
+    field: str,
+    *,
+    hint: str,
+    what: str = "a non-empty str",
+    where: str | None = None,
+) -> str:
+    """A str with something in it besides whitespace."""
+    if not isinstance(value, str) or not value.strip():
+        got = "an empty str" if isinstance(value, str) else describe_value(value)
+        raise refuse(f"{field} must be {what}, got {got}", agent, field, hint, where=where)
+    return value
+
+
+def checked_texts(
+    value: Any,
+    agent: str | None,
+    field: str,
+    *,
+    hint: str,
+    empty: bool = False,
+    where: str | None = None,
+) -> tuple[str, ...]:
+    """A list or tuple of non-empty strs (a bare str is refused: it is one item, not a list)."""
+    if isinstance(value, str) or not isinstance(value, list | tuple):
+        raise refuse(
+            f"{field} must be a list of str, got {describe_value(value)}",
+            agent,
+            field,
+            hint,
+            where=where,
+        )
+    if not value and not empty:
+        raise refuse(f"{field} is empty", agent, field, hint, where=where)
+    for index, item in enumerate(value):
+        checked_text(item, agent, f"{field}[{index}]", hint=hint, where=where)
+    return tuple(value)
+
+
+def checked_choice(
+    value: Any,
+    agent: str | None,
+    field: str,
+    choices: Iterable[str],
+    *,
+    hint: str | None = None,
+    where: str | None = None,
+) -> str:
+    """One of `choices` (strs); the hint lists them and suggests the nearest."""
+    options = tuple(choices)
+    if isinstance(value, str) and value in options:
+        return value
+    listed = ", ".join(repr(option) for option in options)
+    near = did_you_mean(value, options) if isinstance(value, str) else None
+    advice = " ".join(part for part in (near, hint) if part) or None
+    raise refuse(
+        f"{field} must be one of {listed}, got {describe_value(value)}",
+        agent,
+        field,
+        advice,
+        where=where,
+    )
+
+
+def checked_instance(
+    value: Any,
+    agent: str | None,
+    field: str,
+    types: type | tuple[type, ...],
+    *,
+    what: str,
+    hint: str,
+    where: str | None = None,
+) -> Any:
+    """An instance of `types` (`what` says it in words: "an ExecutionConfig")."""
+    if not isinstance(value, types):
+        raise refuse(
+            f"{field} must be {what}, got {describe_value(value)}", agent, field, hint, where=where
+        )
+    return value
+
+
+def checked_callable(
+    value: Any, agent: str | None, field: str, hint: str, *, where: str | None = None
+) -> Any:
+    """A function (or any callable that is not a class)."""
+    if not callable(value) or isinstance(value, type):
+        raise refuse(
+            f"{field} must be a function, got {describe_value(value)}",
+            agent,
+            field,
+            hint,
+            where=where,
+        )
+    return value
+
+
+def checked_exceptions(on: Any, agent: str | None) -> tuple[type[Exception], ...]:
+    """`on`: an exception class or a non-empty tuple/list of them (Exception subclasses: only
+    those reach ADK's error callbacks)."""
+    hint = (
+        "on=TimeoutError, or on=(TimeoutError, ConnectionError); the default on=(Exception,) "
+        "handles every error."
+    )
+    classes = (on,) if isinstance(on, type) else on
+    if isinstance(classes, tuple | list) and not classes:
+        raise refuse("on is empty, so no error would ever be handled", agent, "on", hint)
+    if not isinstance(classes, tuple | list):
+        raise refuse(
+            f"on must be an exception class or a tuple of them, got {describe_value(on)}",
+            agent,
+            "on",
+            hint,
+        )
+    for item in classes:
+        if not (isinstance(item, type) and issubclass(item, Exception)):
+            what = (
+                f"{item.__name__} is not an Exception subclass (ADK never hands it to an error "
+                "callback)"
+                if isinstance(item, type) and issubclass(item, BaseException)
+                else f"{describe_value(item)} is not an exception class"
+            )
+            raise refuse(f"on: {what}", agent, "on", hint)
+    return tuple(classes)
