@@ -9,10 +9,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # for the annotation only: errors is imported by every other room
-    from adk_fluent.analysis.contracts.report import ContractReport
+from typing import Any
 
 
 class AdkFluentError(Exception):
@@ -160,7 +157,8 @@ class ContractError(AdkFluentError):
     `report` is the full ContractReport; the message lists the issues that caused the refusal.
     """
 
-    def __init__(self, message: str, report: ContractReport) -> None:
+    def __init__(self, message: str, report: Any) -> None:
+        # Typed Any: errors is the floor every room imports, so it names no class from above.
         self.report = report
         super().__init__(message)
 

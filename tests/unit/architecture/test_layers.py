@@ -5,7 +5,9 @@ Reads the source of src/adk_fluent and generated/adk_fluent_generated with the s
 library's `ast` (no import-linter needed) and checks, module by module:
 
   - no import cycle, counting imports inside functions (a lazy import that closes a cycle is
-    still a cycle); imports under `if TYPE_CHECKING:` never run and are not counted;
+    still a cycle) and imports under `if TYPE_CHECKING:` (they never run, but a reader still
+    follows them: an annotation-only import that closes a circle or points up is a knot);
+    the one designed exception is the generated visitor naming the hand-written nodes;
   - no room imports a room above it: cli > api | testing > middleware > run > adk > analysis > ir >
     adk_fluent_generated | errors (`|`: the same level, and neither imports the other);
   - only adk/, run/, middleware/ and testing/ import google.adk; no module imports the generator's tools
@@ -46,6 +48,7 @@ class Import:
     path: Path
     line: int
     lazy: bool  # inside a function: runs on first call, still a dependency
+    typing_only: bool = False  # under `if TYPE_CHECKING:`: never runs, still read
 
     def __str__(self) -> str:
         where = f"{self.path.relative_to(REPO)}:{self.line}"
@@ -68,15 +71,27 @@ class _ImportCollector(ast.NodeVisitor):
         self.module, self.path, self.known = module, path, known
         self.package = module if is_package else module.rpartition(".")[0]
         self.function_depth = 0
+        self.typing_depth = 0
         self.found: list[Import] = []
 
     def _add(self, imported: str, node: ast.stmt) -> None:
         self.found.append(
-            Import(self.module, imported, self.path, node.lineno, self.function_depth > 0)
+            Import(
+                self.module,
+                imported,
+                self.path,
+                node.lineno,
+                self.function_depth > 0,
+                self.typing_depth > 0,
+            )
         )
 
     def visit_If(self, node: ast.If) -> None:
         if _is_type_checking(node.test):
+            self.typing_depth += 1
+            for statement in node.body:
+                self.visit(statement)
+            self.typing_depth -= 1
             for statement in node.orelse:
                 self.visit(statement)
         else:
@@ -109,9 +124,15 @@ class _ImportCollector(ast.NodeVisitor):
                 self._add(base, node)
 
 
+# Annotation-only imports allowed to point up or close a circle: the generated visitor names the
+# hand-written node classes (adk_fluent.ir.nodes imports the visitor), and the facade lists its
+# lazy exports for type checkers.
+TYPING_EXCEPTIONS = ("adk_fluent_generated.visitor", FACADE)
+
+
 @cache
-def all_imports() -> tuple[Import, ...]:
-    """Every run-time import statement's edge in both packages, in file order."""
+def every_import() -> tuple[Import, ...]:
+    """Every import statement's edge in both packages (TYPE_CHECKING ones too), in file order."""
     modules = source_modules()
     known = set(modules)
     found: list[Import] = []
@@ -122,13 +143,21 @@ def all_imports() -> tuple[Import, ...]:
     return tuple(found)
 
 
-def internal_imports() -> list[Import]:
-    """Imports of one module of the two packages by another."""
+def all_imports() -> tuple[Import, ...]:
+    """Every run-time import statement's edge (not the TYPE_CHECKING ones)."""
+    return tuple(edge for edge in every_import() if not edge.typing_only)
+
+
+def internal_imports(*, typing: bool = False) -> list[Import]:
+    """Imports of one module of the two packages by another (`typing`: with the annotation-only
+    ones, except TYPING_EXCEPTIONS')."""
     roots = tuple(PACKAGES)
     return [
         edge
-        for edge in all_imports()
-        if edge.imported.split(".")[0] in roots and edge.imported != edge.importer
+        for edge in (every_import() if typing else all_imports())
+        if edge.imported.split(".")[0] in roots
+        and edge.imported != edge.importer
+        and not (edge.typing_only and edge.importer in TYPING_EXCEPTIONS)
     ]
 
 
@@ -215,10 +244,10 @@ def test_every_module_belongs_to_a_room():
     )
 
 
-def test_no_import_cycles_even_through_lazy_imports():
+def test_no_import_cycles_even_through_lazy_or_annotation_imports():
     graph: dict[str, set[str]] = {}
     lines: dict[tuple[str, str], list[Import]] = {}
-    for edge in internal_imports():
+    for edge in internal_imports(typing=True):
         graph.setdefault(edge.importer, set()).add(edge.imported)
         graph.setdefault(edge.imported, set())
         lines.setdefault((edge.importer, edge.imported), []).append(edge)
@@ -238,7 +267,7 @@ def test_no_import_cycles_even_through_lazy_imports():
 
 def test_no_room_imports_a_room_above_it():
     problems = []
-    for edge in internal_imports():
+    for edge in internal_imports(typing=True):
         if edge.importer == FACADE:
             continue  # its imports are TYPE_CHECKING-only; the subprocess test below checks it
         importer_room, imported_room = room_of(edge.importer), room_of(edge.imported)
