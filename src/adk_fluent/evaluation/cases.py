@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from adk_fluent.errors import EvalError, describe_value, with_article
 from adk_fluent.evaluation.matchers import Regex, check_value, is_matcher
+from adk_fluent.evaluation.scoring import rouge1
 
 ResponseMode = Literal["exact", "contains", "regex", "rouge"]
 TrajectoryMatch = Literal["exact", "in_order", "any_order"]
@@ -40,8 +41,6 @@ class ResponseCheck:
     def check(self, actual: str) -> tuple[float, str | None]:
         """(score, None) when it holds, (score, reason) when not; score is 1/0 except for rouge."""
         if self.mode == "rouge":
-            from adk_fluent.evaluation.scoring import rouge1
-
             score = rouge1(self.text, actual)
             assert self.threshold is not None
             if score >= self.threshold:

@@ -22,9 +22,9 @@ ADK's eval set has no field for):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, TypeVar
 
 from adk_fluent.errors import EvalError, describe_value, install_extra
 from adk_fluent.evaluation.cases import (
@@ -43,8 +43,26 @@ from adk_fluent.evaluation.compile import (
 )
 from adk_fluent.evaluation.matchers import decode, encode, serializable
 
-if TYPE_CHECKING:
-    from adk_fluent.evaluation.suite import FluentEvalSuite
+
+class Suite(Protocol):
+    """What the file formats read of a FluentEvalSuite and set on one (suite.py imports this
+    module and hands its class in, so the formats name no suite class)."""
+
+    _adk_header: dict[str, Any] | None
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def trajectory_match(self) -> str: ...
+    @property
+    def metrics(self) -> Sequence[Any]: ...
+    @property
+    def num_runs(self) -> int: ...
+    @property
+    def cases(self) -> Sequence[Any]: ...
+
+
+SuiteT = TypeVar("SuiteT", bound=Suite)
 
 _OWN_METRICS = (TRAJECTORY_METRIC, RESPONSE_METRIC)
 _CASE_KEYS = {
@@ -211,8 +229,8 @@ def _case_from(data: Any, index: int) -> FluentCase:
 
 
 def load_yaml(
-    cls: type[FluentEvalSuite], path: str | Path, pipeline: Any, **options: Any
-) -> FluentEvalSuite:
+    cls: Callable[..., SuiteT], path: str | Path, pipeline: Any, **options: Any
+) -> SuiteT:
     source = Path(path)
     try:
         data = _yaml().safe_load(source.read_text(encoding="utf-8"))
@@ -338,7 +356,7 @@ def case_to_data(case: FluentCase) -> dict[str, Any]:
     return data
 
 
-def dump_yaml(suite: FluentEvalSuite) -> str:
+def dump_yaml(suite: Suite) -> str:
     data: dict[str, Any] = {"name": suite.name}
     if suite.trajectory_match != "exact":
         data["trajectory_match"] = suite.trajectory_match
@@ -356,7 +374,7 @@ def dump_yaml(suite: FluentEvalSuite) -> str:
     return str(_yaml().safe_dump(data, sort_keys=False, allow_unicode=True, width=100))
 
 
-def _warn_what_yaml_drops(suite: FluentEvalSuite) -> None:
+def _warn_what_yaml_drops(suite: Suite) -> None:
     """Cases read from an ADK eval set may hold expectations the YAML format has no field for
     (rubrics, a turn's intermediate responses): say which, rather than drop them quietly."""
     import warnings
@@ -470,14 +488,14 @@ def _name_of(path: Path) -> str:
 
 
 def load_eval_set(
-    cls: type[FluentEvalSuite],
+    cls: Callable[..., SuiteT],
     source: Any,
     pipeline: Any,
     *,
     config: Any = None,
     name: str | None = None,
     **options: Any,
-) -> FluentEvalSuite:
+) -> SuiteT:
     from google.adk.evaluation.eval_set import EvalSet
 
     from adk_fluent.evaluation.compile import eval_set_header, simulator_defaults

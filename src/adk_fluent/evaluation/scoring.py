@@ -5,12 +5,19 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # cases.py calls rouge1() from here; the checks take its ToolCall objects
-    from adk_fluent.evaluation.cases import ToolCall
+from typing import Any, Protocol
 
 Call = tuple[str, Mapping[str, Any]]
+
+
+class ExpectedCall(Protocol):
+    """What the checks need of an expected call (cases.ToolCall; cases.py imports this module)."""
+
+    name: str
+
+    def check(self, name: str, args: Mapping[str, Any]) -> str | None: ...
+
+    def describe(self) -> str: ...
 
 
 def rouge1(reference: str, candidate: str) -> float:
@@ -34,7 +41,7 @@ def rouge1(reference: str, candidate: str) -> float:
 
 
 def check_trajectory(
-    expected: Sequence[ToolCall], actual: Sequence[Call], match: str
+    expected: Sequence[ExpectedCall], actual: Sequence[Call], match: str
 ) -> str | None:
     """None when the actual calls satisfy the expected ones, else the first reason.
 
@@ -88,7 +95,7 @@ def show_call(name: str, args: Mapping[str, Any]) -> str:
     return f"{name}({shown})"
 
 
-def trajectory_diff(expected: Sequence[ToolCall], actual: Sequence[Call]) -> list[str]:
+def trajectory_diff(expected: Sequence[ExpectedCall], actual: Sequence[Call]) -> list[str]:
     """Lines aligning expected and actual calls by tool name:
     `  =` the same, `  ~` same tool with other arguments (and why), `  -` expected but not
     made, `  +` made but not expected."""
