@@ -20,7 +20,7 @@ import importlib.metadata
 import os
 import sys
 import traceback
-from typing import Any, NoReturn
+from typing import NoReturn
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -97,24 +97,3 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """Print `prog: error: message` and a pointer to --help, then exit with EXIT_USAGE."""
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}; see '{self.prog} --help'\n")
-
-
-def deprecated_alias(replacement: str) -> type[argparse.Action]:
-    """An argparse action for an old option name: it stores the value like `replacement` does
-    and says once on stderr that the old name is deprecated."""
-
-    class _Alias(argparse.Action):
-        def __call__(
-            self,
-            parser: argparse.ArgumentParser,
-            namespace: argparse.Namespace,
-            values: Any,
-            option_string: str | None = None,
-        ) -> None:
-            print(
-                f"{parser.prog}: note: {option_string} is deprecated; use {replacement}",
-                file=sys.stderr,
-            )
-            setattr(namespace, self.dest, values)
-
-    return _Alias

@@ -43,7 +43,6 @@ from adk_fluent.cli.common import (
     EXIT_USAGE,
     Parser,
     debug_requested,
-    deprecated_alias,
     exit_codes_epilog,
     report_crash,
     version_line,
@@ -143,14 +142,6 @@ def _add_check(commands: Any) -> None:
         type=adk_release,
         help="judge version-specific behaviour as this google-adk release, e.g. 1.25.0 "
         "(default: the installed one)",
-    )
-    # The option's first name; check_contracts(target_adk=) named it since.
-    check.add_argument(
-        "--adk-version",
-        dest="target_adk",
-        type=adk_release,
-        action=deprecated_alias("--target-adk"),
-        help=argparse.SUPPRESS,
     )
     check.set_defaults(run=_check)
 

@@ -4,7 +4,6 @@ its deprecated alias, one-line usage errors, the crash report and --debug."""
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import importlib.metadata
 import re
@@ -109,8 +108,8 @@ def test_info_findings_are_not_marked_as_warnings(capsys, tmp_path, monkeypatch)
         ("1.24.1", "google-adk 1.24.1 is older than 1.25.0"),
     ],
 )
-@pytest.mark.parametrize("option", ["--target-adk", "--adk-version"])
-def test_a_bad_adk_release_is_a_one_line_usage_error(capsys, option, value, fragment) -> None:
+def test_a_bad_adk_release_is_a_one_line_usage_error(capsys, value, fragment) -> None:
+    option = "--target-adk"
     code, out, err = run(capsys, "check", PIPELINE, option, value)
     assert code == common.EXIT_USAGE and out == ""
     lines = err.strip().splitlines()
@@ -134,23 +133,12 @@ def test_target_adk_is_passed_to_check_contracts(capsys, monkeypatch) -> None:
     assert code == 0 and err == "" and seen["target_adk"] == "1.25.0"
 
 
-def test_the_old_adk_version_option_still_works_with_a_note(capsys, monkeypatch) -> None:
-    seen = {}
-    import adk_fluent.api.checks as checks
-
-    real = checks.check_contracts
-
-    def spy(*args, **kwargs):
-        seen.update(kwargs)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(checks, "check_contracts", spy)
+def test_the_pre_release_adk_version_option_is_gone(capsys) -> None:
     code, out, err = run(capsys, "check", PIPELINE, "--adk-version", "1.25.0")
-    assert code == 0 and "no contract issues" in out
-    assert seen["target_adk"] == "1.25.0"
-    assert err == "adk-fluent check: note: --adk-version is deprecated; use --target-adk\n"
+    assert code == common.EXIT_USAGE and out == ""
+    assert "unrecognized arguments: --adk-version" in err
     code, out, _ = run(capsys, "check", "--help")
-    assert "--target-adk VERSION" in out and "--adk-version" not in out  # hidden
+    assert "--target-adk VERSION" in out and "--adk-version" not in out
 
 
 @pytest.mark.parametrize(
@@ -227,10 +215,3 @@ def test_ctrl_c_is_exit_130_without_a_traceback(capsys, monkeypatch) -> None:
     monkeypatch.setattr(cli_main, "load_target", interrupted)
     code, _, err = run(capsys, "visualize", PIPELINE)
     assert code == common.EXIT_INTERRUPTED and err == "adk-fluent visualize: interrupted\n"
-
-
-def test_the_alias_action_names_its_replacement() -> None:
-    parser = common.Parser(prog="tool")
-    parser.add_argument("--new")
-    parser.add_argument("--old", dest="new", action=common.deprecated_alias("--new"))
-    assert parser.parse_args(["--old", "x"]) == argparse.Namespace(new="x")
