@@ -66,8 +66,7 @@ def case_kind(index: int) -> tuple[str, str, list[tuple[str, dict[str, Any]]], s
 
 def fluent_cases(count: int) -> list[Any]:
     """FluentCases as a user writes them: argument rules, response checks, state checks."""
-    from adk_fluent import FluentCase
-    from adk_fluent.evaluation import ANY, Regex, contains, exact, tool
+    from adk_fluent.evaluation import ANY, FluentCase, Regex, contains, exact, tool
 
     cases = []
     for index in range(count):
@@ -96,8 +95,7 @@ def fluent_cases(count: int) -> list[Any]:
 
 def conversation_cases(count: int) -> list[Any]:
     """Two-turn cases, for the compile measurement's mix."""
-    from adk_fluent import FluentCase
-    from adk_fluent.evaluation import Turn, contains, tool
+    from adk_fluent.evaluation import FluentCase, Turn, contains, tool
 
     return [
         FluentCase(
@@ -195,7 +193,7 @@ async def measure_suite(count: int, repeat: int) -> tuple[dict[str, list[float]]
     from google.adk.evaluation.local_eval_service import LocalEvalService
     from google.adk.sessions.in_memory_session_service import InMemorySessionService
 
-    from adk_fluent import FluentEvalSuite
+    from adk_fluent.evaluation import FluentEvalSuite
     from tests.support.evaluation import booking_backend, booking_pipeline
 
     backend = booking_backend()  # kept for the whole run: the App is compiled once per backend

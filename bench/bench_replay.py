@@ -136,7 +136,8 @@ async def measure_turns(repeat: int, warmup: int) -> tuple[dict[str, list[float]
     """The conversations, interleaved; also the recording of one and of BIG conversations."""
     from google.adk.sessions import InMemorySessionService
 
-    from adk_fluent import ExecutionConfig, Recorder, ReplayerBackend
+    from adk_fluent import ExecutionConfig
+    from adk_fluent.replay import Recorder, ReplayerBackend
     from adk_fluent.testing import mock_backend
 
     pipeline = fluent_pipeline()
@@ -202,7 +203,7 @@ async def measure_turns(repeat: int, warmup: int) -> tuple[dict[str, list[float]
 
 def measure_io(recording: Any, big: Any, repeat: int) -> tuple[dict[str, list[float]], dict]:
     """Save and load, interleaved; and the size of each file."""
-    from adk_fluent import Recording
+    from adk_fluent.replay import Recording
 
     with tempfile.TemporaryDirectory() as folder:
         paths = {

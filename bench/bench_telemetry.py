@@ -58,7 +58,7 @@ def _tracing_on() -> Any:
 
 
 def _telemetry(meter_provider: Any) -> tuple[Any, ...]:
-    from adk_fluent import cost_attribution, otel_enrichment
+    from adk_fluent.telemetry import cost_attribution, otel_enrichment
 
     return (otel_enrichment(), cost_attribution(meter_provider=meter_provider))
 

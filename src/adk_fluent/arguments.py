@@ -74,7 +74,11 @@ def checked_number(
     """A finite real number (int or float, bools refused) in [least, most], or > `above`."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise refuse(
-            f"{field} must be a number, got {describe_value(value)}", agent, field, hint, where=where
+            f"{field} must be a number, got {describe_value(value)}",
+            agent,
+            field,
+            hint,
+            where=where,
         )
     if not math.isfinite(value):
         raise refuse(f"{field} must be finite, got {value}", agent, field, hint, where=where)

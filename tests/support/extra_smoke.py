@@ -136,8 +136,7 @@ def check_a2a() -> None:
 
 
 def check_eval() -> None:
-    from adk_fluent import FluentCase, FluentEvalSuite
-    from adk_fluent.evaluation import contains
+    from adk_fluent.evaluation import FluentCase, FluentEvalSuite, contains
     from adk_fluent.testing import mock_backend
 
     suite = FluentEvalSuite("smoke", scripted(), [FluentCase("Hi", response=contains("hello"))])
@@ -155,7 +154,8 @@ def check_otel() -> None:
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from adk_fluent import ExecutionConfig, otel_enrichment
+    from adk_fluent import ExecutionConfig
+    from adk_fluent.telemetry import otel_enrichment
     from adk_fluent.testing import mock_backend
 
     exporter = InMemorySpanExporter()

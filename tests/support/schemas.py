@@ -7,14 +7,8 @@ from typing import Annotated
 
 from pydantic import BaseModel
 
-from adk_fluent import (
-    AppScoped,
-    StateFieldError,
-    StateSchema,
-    StateTypeError,
-    Temp,
-    UserScoped,
-)
+from adk_fluent import AppScoped, StateSchema, Temp, UserScoped
+from adk_fluent.errors import StateFieldError, StateTypeError
 
 
 class Profile(BaseModel):

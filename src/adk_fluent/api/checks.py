@@ -65,7 +65,3 @@ def check_contracts(
             checks=checks,
             installed_behaviour=behaviour,
         )
-
-
-# The other name the documentation uses for the same check (docs/contracts.md).
-check_all = check_contracts

@@ -41,9 +41,9 @@ from typing import Any
 from google.genai import types
 
 from adk_fluent.adk.compat import confirmation_redelivery_accepted
+from adk_fluent.arguments import checked_callable
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware
-from adk_fluent.arguments import checked_callable
 
 NAME = "tool_approval"
 CONFIRMATION = "adk_request_confirmation"  # ADK's name for the request and its answer

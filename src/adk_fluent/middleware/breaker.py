@@ -29,9 +29,9 @@ from google.adk.models.llm_response import LlmResponse
 
 from adk_fluent.adk.compat import invocation_of
 from adk_fluent.adk.plugins.middleware import agent_path
+from adk_fluent.arguments import checked_callable, checked_count, checked_seconds
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware
-from adk_fluent.arguments import checked_callable, checked_count, checked_seconds
 from adk_fluent.middleware.replies import error_reply, stop_run
 
 _NAME = "circuit_breaker"

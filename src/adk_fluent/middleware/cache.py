@@ -44,9 +44,9 @@ from pydantic import BaseModel
 from adk_fluent.adk.compat import invocation_of
 from adk_fluent.adk.context_view import ContextView
 from adk_fluent.adk.plugins.middleware import model_call, remember
+from adk_fluent.arguments import checked_callable, checked_count
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware
-from adk_fluent.arguments import checked_callable, checked_count
 from adk_fluent.middleware.replies import METADATA_PREFIX, mark
 
 _ENTRIES_HINT = "e.g. max_entries=1024: the replies kept before the least recently used goes."

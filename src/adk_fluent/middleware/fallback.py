@@ -23,9 +23,9 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.models.registry import LLMRegistry
 
+from adk_fluent.arguments import checked_exceptions
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import FALLBACK_KEY, Middleware
-from adk_fluent.arguments import checked_exceptions
 from adk_fluent.middleware.replies import METADATA_PREFIX, mark
 from adk_fluent.middleware.retry import EmptyModelReply, count_model_call, one_reply
 

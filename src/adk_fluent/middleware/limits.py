@@ -40,9 +40,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from adk_fluent.adk.plugins.middleware import agent_path, model_call, remember
+from adk_fluent.arguments import checked_callable
 from adk_fluent.errors import BuildError, describe_value, did_you_mean
 from adk_fluent.ir.middleware import Middleware
-from adk_fluent.arguments import checked_callable
 from adk_fluent.middleware.replies import error_reply, mark, stop_run
 
 _MAX_OPEN = 4096  # model calls / invocations remembered at once (oldest dropped first)

@@ -35,14 +35,14 @@ from google.adk.tools.base_tool import BaseTool
 
 from adk_fluent.adk.bounded import remember
 from adk_fluent.adk.compat import invocation_of
-from adk_fluent.errors import BuildError
-from adk_fluent.ir.middleware import Middleware
 from adk_fluent.arguments import (
     checked_callable,
     checked_count,
     checked_exceptions,
     checked_seconds,
 )
+from adk_fluent.errors import BuildError
+from adk_fluent.ir.middleware import Middleware
 from adk_fluent.middleware.replies import METADATA_PREFIX, mark
 
 Sleep = Callable[[float], Awaitable[Any]]

@@ -1,11 +1,13 @@
 """adk-fluent telemetry: adk-fluent's view of the tree on ADK's own OpenTelemetry spans, the
-tokens and cost of every model call per agent and invocation, and a report (docs/telemetry.md).
+tokens and cost of every model call per agent and invocation, a report (docs/telemetry.md), and
+the estimate of what a tree will cost before it runs (analysis/cost.py).
 
 Both are middleware (the protocol in ir/middleware.py), compiled into the one middleware plugin.
 """
 
 from __future__ import annotations
 
+from adk_fluent.analysis.cost import CostModel, NodeCost, TrafficAssumptions, estimate_cost
 from adk_fluent.ir.prices import DEFAULT_PRICES, ModelPrice, Prices
 from adk_fluent.telemetry.cost import USAGE_KEY, CostAttribution, UsageRecord, cost_attribution
 from adk_fluent.telemetry.enrichment import OtelEnrichment, otel_enrichment
@@ -16,12 +18,16 @@ __all__ = [
     "USAGE_KEY",
     "AgentUsage",
     "CostAttribution",
+    "CostModel",
     "ModelPrice",
+    "NodeCost",
     "OtelEnrichment",
     "Prices",
+    "TrafficAssumptions",
     "UsageRecord",
     "UsageReport",
     "cost_attribution",
+    "estimate_cost",
     "otel_enrichment",
     "usage",
 ]

@@ -3,7 +3,7 @@
 For each model response with usage (ADK puts `usage_metadata` on every model response, never on
 partial chunks), the middleware
 
-* writes a usage record into the response's `custom_metadata["adk_fluent.usage"]`, so the event
+* writes a usage record into the response's `custom_metadata["adk_fluent.telemetry.usage"]`, so the event
   the session store keeps carries it (`usage(events)` sums them into a report, per agent and per
   invocation; `adk-fluent report` reads them from a store);
 * adds the cost to the OpenTelemetry counter `adk_fluent.llm.cost` (USD), labelled by agent,
@@ -40,7 +40,7 @@ from adk_fluent.ir.middleware import Middleware, answering_model
 from adk_fluent.ir.prices import Prices, checked_prices
 from adk_fluent.telemetry.spans import model_call_span
 
-USAGE_KEY = "adk_fluent.usage"  # event custom_metadata key of a call's usage record
+USAGE_KEY = "adk_fluent.telemetry.usage"  # event custom_metadata key of a call's usage record
 _CALLS_REMEMBERED = 4096
 
 

@@ -5,12 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from adk_fluent import (
-    Agent,
-    StateKeyError,
-    StateWriteError,
-    tap,
-)
+from adk_fluent import Agent, tap
+from adk_fluent.errors import StateKeyError, StateWriteError
 from adk_fluent.testing import call, mock_backend
 from tests.conftest import fresh_db_service
 from tests.support.schemas import Profile, Ticketing, open_ticket

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from adk_fluent import Agent, StateSchema, StateTypeError
+from adk_fluent import Agent, StateSchema
+from adk_fluent.errors import StateTypeError
 from adk_fluent.testing import call, mock_backend
 
 

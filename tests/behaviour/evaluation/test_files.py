@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from adk_fluent import EvalError
+from adk_fluent.errors import EvalError
 from adk_fluent.evaluation import (
     ANY,
     FluentCase,

@@ -10,7 +10,6 @@ from adk_fluent import (
     ReadOnlyState,
     Route,
     S,
-    StateWriteError,
     gate,
     loop_until,
     map_over,
@@ -18,6 +17,7 @@ from adk_fluent import (
     tap,
     timeout,
 )
+from adk_fluent.errors import StateWriteError
 from adk_fluent.testing import delay, mock_backend
 from tests.conftest import fresh_db_service, request_texts, system_instruction
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from adk_fluent import Agent, Route, S, StateWriteError, loop_until, tap
+from adk_fluent import Agent, Route, S, loop_until, tap
+from adk_fluent.errors import StateWriteError
 from adk_fluent.testing import mock_backend
 from tests.conftest import system_instruction
 from tests.support.state import errors, reloaded

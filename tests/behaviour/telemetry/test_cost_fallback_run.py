@@ -12,8 +12,9 @@ import pytest
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
-from adk_fluent import Agent, ExecutionConfig, cost_attribution, otel_enrichment, usage
+from adk_fluent import Agent, ExecutionConfig
 from adk_fluent.middleware.fallback import fallback_model
+from adk_fluent.telemetry import cost_attribution, otel_enrichment, usage
 from adk_fluent.telemetry.cost import USAGE_KEY
 from adk_fluent.testing import ScriptedModel, with_usage
 from tests.conftest import fresh_db_service

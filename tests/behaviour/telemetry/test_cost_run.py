@@ -11,18 +11,11 @@ from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
-from adk_fluent import (
-    Agent,
-    ExecutionConfig,
-    ModelPrice,
-    S,
-    cost_attribution,
-    otel_enrichment,
-    usage,
-)
+from adk_fluent import Agent, ExecutionConfig, ModelPrice, S
 from adk_fluent.adk.compat import adk_records_token_metrics
 from adk_fluent.errors import AdkFluentWarning
 from adk_fluent.middleware import cache
+from adk_fluent.telemetry import cost_attribution, otel_enrichment, usage
 from adk_fluent.testing import call, mock_backend, with_usage
 from tests.conftest import fresh_db_service
 from tests.support.otel import (

@@ -11,7 +11,8 @@ from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
 from adk_fluent import Agent as FluentAgent
-from adk_fluent import C, ExecutionConfig, Loop, Route, otel_enrichment
+from adk_fluent import C, ExecutionConfig, Loop, Route
+from adk_fluent.telemetry import otel_enrichment
 from adk_fluent.testing import call, mock_backend
 from tests.support.otel import (
     agent_span,
@@ -172,7 +173,8 @@ async def test_scoped_enrichment_marks_only_its_agents():
 
 
 async def test_the_model_policy_and_its_pick_are_on_the_model_span():
-    from adk_fluent import ModelCandidate, cost_attribution, usage
+    from adk_fluent import ModelCandidate
+    from adk_fluent.telemetry import cost_attribution, usage
 
     exporter = span_exporter()
     agent = (

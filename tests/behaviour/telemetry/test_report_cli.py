@@ -9,8 +9,9 @@ import json
 
 import pytest
 
-from adk_fluent import Agent, ExecutionConfig, cost_attribution
+from adk_fluent import Agent, ExecutionConfig
 from adk_fluent.cli.main import main
+from adk_fluent.telemetry import cost_attribution
 from adk_fluent.testing import mock_backend, with_usage
 
 

@@ -25,7 +25,8 @@ from tests.support.servers import run_request
 FOLDER = "shop"
 
 AGENT_PY = """
-from adk_fluent import Agent, ExecutionConfig, cost_attribution, otel_enrichment
+from adk_fluent import Agent, ExecutionConfig
+from adk_fluent.telemetry import cost_attribution, otel_enrichment
 from adk_fluent.testing import mock_backend, with_usage
 
 backend = mock_backend(

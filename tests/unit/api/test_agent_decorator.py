@@ -6,7 +6,8 @@ import inspect
 
 import pytest
 
-from adk_fluent import Agent, BuildError, Preset, UnknownSetterError, agent
+from adk_fluent import Agent, BuildError, Preset, agent
+from adk_fluent.errors import UnknownSetterError
 
 
 def search(query: str) -> str:

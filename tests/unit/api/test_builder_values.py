@@ -16,12 +16,9 @@ from adk_fluent import (
     Fallback,
     FanOut,
     Loop,
-    MapOver,
     Pipeline,
-    Race,
     Route,
     S,
-    Tap,
     loop_until,
     map_over,
     race,
@@ -29,6 +26,7 @@ from adk_fluent import (
     timeout,
     until,
 )
+from adk_fluent.api.control import MapOver, Race, Tap
 from adk_fluent.api.expression import Timeout, function_step
 from adk_fluent.ir.nodes import RouteRule
 from adk_fluent.ir.options import BuildOptions, StrictOptions

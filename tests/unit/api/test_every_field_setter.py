@@ -25,9 +25,9 @@ from adk_fluent_generated.field_versions import FIELD_VERSIONS, field_present, r
 from google.genai import types
 from pydantic import BaseModel
 
-from adk_fluent import Agent, FanOut, FieldNotInstalledError, Loop, Pipeline, until
+from adk_fluent import Agent, FanOut, Loop, Pipeline, until
 from adk_fluent.adk.compat import installed_class, installed_fields
-from adk_fluent.errors import AdkFluentWarning
+from adk_fluent.errors import AdkFluentWarning, FieldNotInstalledError
 
 # -- the builders -------------------------------------------------------------------------------
 # ADK class -> (builder shown in ids, the builder's name, a fresh small builder)

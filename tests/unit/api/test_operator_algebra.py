@@ -15,7 +15,6 @@ from google.adk.agents import LlmAgent, LoopAgent, ParallelAgent, SequentialAgen
 from adk_fluent import (
     Agent,
     BuildError,
-    DuplicateNameError,
     Fallback,
     FanOut,
     Loop,
@@ -44,6 +43,7 @@ from adk_fluent.adk.custom_agents.steps import (
     UntilCheckAgent,
 )
 from adk_fluent.api.expression import Timeout, function_step
+from adk_fluent.errors import DuplicateNameError
 from adk_fluent.ir.nodes import (
     UNSET,
     FallbackNode,

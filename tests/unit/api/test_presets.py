@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from google.genai import types
 
-from adk_fluent import Agent, BuildError, Preset, UnknownSetterError
-from adk_fluent.errors import FieldNotInstalledError
+from adk_fluent import Agent, BuildError, Preset
+from adk_fluent.errors import FieldNotInstalledError, UnknownSetterError
 
 
 def audit(callback_context, llm_request):

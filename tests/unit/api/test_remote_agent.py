@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from adk_fluent import Agent, DuplicateNameError, RemoteAgent, Route, S, check_contracts
+from adk_fluent import Agent, RemoteAgent, Route, S, check_contracts
+from adk_fluent.errors import DuplicateNameError
 from adk_fluent.ir.nodes import (
     FallbackNode,
     LoopAgentNode,

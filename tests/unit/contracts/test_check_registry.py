@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from adk_fluent import Agent, check_contracts, register_check, registered_checks, unregister_check
-from adk_fluent.analysis.contracts import registry
+from adk_fluent import Agent, check_contracts, register_check
+from adk_fluent.analysis.contracts import registered_checks, registry, unregister_check
 from adk_fluent.errors import BuildError
 
 

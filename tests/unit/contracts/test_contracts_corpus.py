@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from adk_fluent import check_contracts, registered_checks
+from adk_fluent import check_contracts
+from adk_fluent.analysis.contracts import registered_checks
 from tests.unit.contracts.corpus import content, edges, turns  # noqa: F401  (they register cases)
 from tests.unit.contracts.corpus.broken import BROKEN
 from tests.unit.contracts.corpus.correct import CORRECT

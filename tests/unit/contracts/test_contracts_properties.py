@@ -23,11 +23,11 @@ from adk_fluent import (
     gate,
     map_over,
     race,
-    registered_checks,
     tap,
     timeout,
     until,
 )
+from adk_fluent.analysis.contracts import registered_checks
 from adk_fluent.errors import BuildError
 
 NAMES = ["a", "b", "c", "d", "e", "f"]

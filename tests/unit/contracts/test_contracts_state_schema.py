@@ -9,17 +9,8 @@ from typing import Annotated
 import pytest
 from pydantic import BaseModel
 
-from adk_fluent import (
-    Agent,
-    BuildError,
-    C,
-    SchemaCompositionError,
-    StateSchema,
-    StateTypeError,
-    Temp,
-    UserScoped,
-    check_contracts,
-)
+from adk_fluent import Agent, BuildError, C, StateSchema, Temp, UserScoped, check_contracts
+from adk_fluent.errors import SchemaCompositionError, StateTypeError
 from tests.support.schemas import Profile, Ticketing, open_ticket
 
 

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from adk_fluent import (
-    Agent,
-    BuildError,
+from adk_fluent import Agent, BuildError, ExecutionConfig, FanOut, Pipeline
+from adk_fluent.adk.compat import field_spans, installed_fields
+from adk_fluent.errors import (
     DuplicateNameError,
     EmptyCompositeError,
-    ExecutionConfig,
-    FanOut,
     FieldNotInstalledError,
-    Pipeline,
     UnknownSetterError,
 )
-from adk_fluent.adk.compat import field_spans, installed_fields
 
 
 def test_unknown_setter_suggests_the_right_one():

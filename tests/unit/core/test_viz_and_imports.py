@@ -45,11 +45,14 @@ def test_mermaid_shapes_for_primitives():
 
 
 def test_every_public_name_resolves_lazily():
+    import importlib
+
     import adk_fluent
 
-    assert sorted(adk_fluent.__all__) == sorted(adk_fluent._EXPORTS)
-    for name in adk_fluent.__all__:
-        assert getattr(adk_fluent, name) is not None
+    # what a pipeline is composed, configured, run and checked with; the rest is in its room
+    assert 40 <= len(adk_fluent.__all__) <= 70, len(adk_fluent.__all__)
+    for name, module in adk_fluent._exports().items():
+        assert getattr(adk_fluent, name) is getattr(importlib.import_module(module), name)
     assert set(adk_fluent.__all__) <= set(dir(adk_fluent))
     import pytest
 

@@ -125,7 +125,7 @@ def test_every_public_name_is_in_the_reference(package: str) -> None:
         hits = [
             d
             for d in documented.get(id(obj), [])
-            # an alias (check_all = check_contracts) is covered where its page names it
+            # a name documented on a page under another name's directive
             if d.target.rsplit(".", 1)[-1] == name or f"`{name}`" in page_text(d.page)
         ]
         if not hits:

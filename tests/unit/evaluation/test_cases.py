@@ -7,9 +7,12 @@ import dataclasses
 
 import pytest
 
-from adk_fluent import EvalError, FluentCase, FluentJudge, StateSchema
+from adk_fluent import StateSchema
+from adk_fluent.errors import EvalError
 from adk_fluent.evaluation import (
     ANY,
+    FluentCase,
+    FluentJudge,
     JudgeInput,
     Regex,
     ToolCall,

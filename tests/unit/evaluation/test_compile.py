@@ -12,8 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adk_fluent import EvalError
-from adk_fluent.errors import AdkFluentWarning
+from adk_fluent.errors import AdkFluentWarning, EvalError
 from adk_fluent.evaluation import (
     ANY,
     FluentCase,

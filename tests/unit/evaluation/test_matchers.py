@@ -7,7 +7,7 @@ import pickle
 
 import pytest
 
-from adk_fluent import EvalError
+from adk_fluent.errors import EvalError
 from adk_fluent.evaluation import ANY, Regex
 from adk_fluent.evaluation.matchers import (
     check_value,

@@ -7,9 +7,10 @@ import json
 
 import pytest
 
-from adk_fluent import EvalError, FluentEvalReport
+from adk_fluent.errors import EvalError
 from adk_fluent.evaluation import (
     CaseResult,
+    FluentEvalReport,
     MetricOutcome,
     StateOutcome,
     TurnOutcome,

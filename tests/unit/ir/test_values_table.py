@@ -17,7 +17,8 @@ from collections import OrderedDict
 
 import pytest
 
-from adk_fluent import ReadOnlyState, StateWriteError
+from adk_fluent import ReadOnlyState
+from adk_fluent.errors import StateWriteError
 from adk_fluent.ir.values import FrozenDict, FrozenList, Unstorable, fresh, frozen, storable_copy
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from adk_fluent import Agent, AgentDirectory, S, gate, to_apps
-from adk_fluent.remote import agent_card, write_agent_folders
+from adk_fluent import Agent, AgentDirectory, S, gate
+from adk_fluent.remote import agent_card, to_apps, write_agent_folders
 from tests.support.misuse import case, check, ids
 
 pytest.importorskip("a2a", reason="a2a-sdk (the a2a extra) is not installed")

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from adk_fluent import register_check, unregister_check
-from adk_fluent.analysis.contracts import registry
+from adk_fluent import register_check
+from adk_fluent.analysis.contracts import registry, unregister_check
 from tests.support.misuse import case, check, ids
 
 

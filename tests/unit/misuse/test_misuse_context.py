@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from adk_fluent import Agent, C, ContextSpec, check_contracts
+from adk_fluent import Agent, C, check_contracts
+from adk_fluent.ir.context_spec import ContextSpec
 from tests.support.misuse import case, check, ids
 
 

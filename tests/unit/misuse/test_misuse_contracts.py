@@ -26,9 +26,8 @@ from adk_fluent import (
     check_contracts,
     map_over,
     register_check,
-    registered_checks,
-    unregister_check,
 )
+from adk_fluent.analysis.contracts import registered_checks, unregister_check
 from adk_fluent.errors import (
     ContractError,
     SchemaCompositionError,

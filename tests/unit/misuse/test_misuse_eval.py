@@ -16,17 +16,14 @@ from typing import Any
 
 import pytest
 
-from adk_fluent import (
-    ExecutionConfig,
+from adk_fluent import ExecutionConfig, StateSchema
+from adk_fluent.evaluation import (
+    ANY,
+    CaseResult,
     FluentCase,
     FluentEvalReport,
     FluentEvalSuite,
     FluentJudge,
-    StateSchema,
-)
-from adk_fluent.evaluation import (
-    ANY,
-    CaseResult,
     Regex,
     ToolCall,
     Turn,

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from adk_fluent import Agent, Recorder, Recording, ReplayerBackend, diff_events
-from adk_fluent.replay import Header
+from adk_fluent import Agent
+from adk_fluent.replay import Header, Recorder, Recording, ReplayerBackend, diff_events
 from tests.support.misuse import case, check, ids
 from tests.unit.replay.recordings import made
 

@@ -6,16 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from adk_fluent import (
-    Agent,
-    ExecutionConfig,
-    ModelCandidate,
-    ModelPrice,
-    Prices,
-    cost_attribution,
-    otel_enrichment,
-)
+from adk_fluent import Agent, ExecutionConfig, ModelCandidate, ModelPrice, Prices
 from adk_fluent.ir.model_selection import model_selector
+from adk_fluent.telemetry import cost_attribution, otel_enrichment
 from adk_fluent.testing import call, repeat, with_usage
 from tests.support.misuse import case, check, ids
 

@@ -12,8 +12,9 @@ from google.adk.events.event import Event
 from google.adk.events.event_actions import EventActions
 from google.genai import types
 
-from adk_fluent import AgentEvent, diff_events
+from adk_fluent import AgentEvent
 from adk_fluent.errors import BuildError
+from adk_fluent.replay import diff_events
 from adk_fluent.replay.compare import request_difference, text_change
 from tests.unit.replay.recordings import made, request
 

@@ -11,9 +11,9 @@ from dataclasses import replace
 
 import pytest
 
-from adk_fluent import Agent, FanOut, Recording, ReplayerBackend
+from adk_fluent import Agent, FanOut
 from adk_fluent.api.control import map_over, race
-from adk_fluent.replay import ModelCall, RecordedEvent
+from adk_fluent.replay import ModelCall, RecordedEvent, Recording, ReplayerBackend
 from adk_fluent.replay.order import Needs, Order, at_once, branch_agent, lanes, side_by_side
 from tests.unit.replay.recordings import HEADER, made, reply, request
 from tests.unit.replay.test_replayer import ask

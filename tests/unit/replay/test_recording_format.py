@@ -10,9 +10,9 @@ import json
 
 import pytest
 
-from adk_fluent import Agent, Recording
+from adk_fluent import Agent
 from adk_fluent.errors import RecordingError
-from adk_fluent.replay import FORMAT, VERSION, Header, ToolCall
+from adk_fluent.replay import FORMAT, VERSION, Header, Recording, ToolCall
 from tests.unit.replay.recordings import HEADER, made
 
 CALLS = [
@@ -152,7 +152,7 @@ def test_records_read_like_what_happened():
 
 
 def test_a_recorder_can_be_told_its_tree():
-    from adk_fluent import Recorder
+    from adk_fluent.replay import Recorder
 
     pipeline = Agent("writer").instruct("Write.") >> Agent("critic").instruct("Judge.")
     recording = Recorder(tree=pipeline).recording()

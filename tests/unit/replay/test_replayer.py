@@ -9,9 +9,9 @@ import pytest
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
-from adk_fluent import Agent, FanOut, ReplayerBackend
+from adk_fluent import Agent, FanOut
 from adk_fluent.errors import RecordingError, ReplayedError, ReplayMismatchError
-from adk_fluent.replay import Recorder, tree_fingerprint, tree_summary
+from adk_fluent.replay import Recorder, ReplayerBackend, tree_fingerprint, tree_summary
 from adk_fluent.replay.fingerprint import tree_changes
 from adk_fluent.testing import ScriptedModel
 from tests.unit.replay.recordings import made, reply

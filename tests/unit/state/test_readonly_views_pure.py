@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from adk_fluent import ReadOnlyState, StateWriteError
+from adk_fluent import ReadOnlyState
+from adk_fluent.errors import StateWriteError
 
 NESTED_WRITES = {
     "append": lambda s: s["cart"].append(1),

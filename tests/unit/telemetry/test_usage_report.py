@@ -10,9 +10,9 @@ import pytest
 from google.adk.events.event import Event
 from google.genai import types
 
-from adk_fluent import usage
 from adk_fluent.ir.prices import Prices
 from adk_fluent.run.events import AgentEvent
+from adk_fluent.telemetry import usage
 from adk_fluent.telemetry.cost import USAGE_KEY, UsageRecord, record_for
 
 
