@@ -117,9 +117,13 @@ async def first_token(events: AsyncIterator[Any], author: str, *, partial: bool 
     found: float | None = None
     async with aclosing(events) as stream:  # type: ignore[type-var]
         async for event in stream:
-            if found is None and event.author == author and _text(event):
-                if _partial(event) or not partial:
-                    found = time.perf_counter() - start
+            if (
+                found is None
+                and event.author == author
+                and _text(event)
+                and (_partial(event) or not partial)
+            ):
+                found = time.perf_counter() - start
     if found is None:
         raise AssertionError(f"no token from {author!r} in the turn")
     return found

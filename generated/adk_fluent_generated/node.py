@@ -136,7 +136,7 @@ class Node:
 
     def __hash__(self) -> int:
         try:
-            return self._hash  # type: ignore[attr-defined]  # a slot, set on first use
+            return self._hash  # type: ignore[attr-defined,no-any-return]  # a slot, set on first use
         except AttributeError:
             pass
         value = hash((type(self), tuple(sorted(self.__dict__.items()))))

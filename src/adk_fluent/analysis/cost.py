@@ -48,7 +48,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
-from typing import Any, overload
+from typing import Any, cast, overload
 
 from adk_fluent.errors import BuildError, describe_value, did_you_mean
 from adk_fluent.ir.model_selection import ModelSelectorNode, SelectionInput, select_model
@@ -130,7 +130,7 @@ def _count(
             field=field_name,
             hint=f"e.g. {_EXAMPLES[field_name]}.",
         )
-    return value
+    return cast(float, value)
 
 
 def _agent_label(field_name: str, key: str | None) -> str | None:

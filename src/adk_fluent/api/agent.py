@@ -16,9 +16,9 @@ from adk_fluent.adk.tools import confirmed_tool, is_model_object
 from adk_fluent.api.agent_tool import AgentTool
 from adk_fluent.api.builder import BuilderBase, check_arity
 from adk_fluent.api.declarations import AgentCallbacks, DeclaresState
-from adk_fluent.api.expression import Expression, as_delegate, describe_value
+from adk_fluent.api.expression import Expression, as_delegate
 from adk_fluent.api.inject import check_resources, inject_tools
-from adk_fluent.errors import AdkFluentWarning, BuildError
+from adk_fluent.errors import AdkFluentWarning, BuildError, describe_value
 from adk_fluent.ir.content import ContentSpec, parse_modalities
 from adk_fluent.ir.context_spec import ContextSpec
 from adk_fluent.ir.instruction_keys import template_reads

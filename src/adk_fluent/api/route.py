@@ -13,8 +13,8 @@ from collections.abc import Callable
 from typing import Any, Self
 
 from adk_fluent.api.builder import check_arity, check_name
-from adk_fluent.api.expression import Expression, as_step, describe_value
-from adk_fluent.errors import BuildError
+from adk_fluent.api.expression import Expression, as_step
+from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.names import slug
 from adk_fluent.ir.nodes import RouteNode, RouteRule
 from adk_fluent.ir.state_keys import check_key

@@ -69,9 +69,10 @@ class Runnable:
         """Compile to a native ADK `App`: visibility plugin, the config's plugins, resumability,
         compaction and run metadata applied. `target` ("classic" or "workflow") overrides the
         config's and the default (docs/workflow.md)."""
-        return self._pure_walk(
+        app: App = self._pure_walk(
             lambda ir: ENGINE.to_app(ir, self.options, config, backend, target=target)
         )
+        return app
 
     def to_runner(
         self,
@@ -83,7 +84,8 @@ class Runnable:
         """A native ADK `Runner` for this expression (session/artifact/memory services optional)."""
         ir = self.to_ir()
         with recursion_room(self.ir_depth()):
-            return ENGINE.to_runner(ir, self.options, config, target=target, **services)
+            runner: Runner = ENGINE.to_runner(ir, self.options, config, target=target, **services)
+        return runner
 
     async def run(
         self,
@@ -452,7 +454,7 @@ class Runnable:
         """
         ir = self.to_ir()
         with recursion_room(self.ir_depth()):
-            return await ENGINE.get_session(
+            session: Session | None = await ENGINE.get_session(
                 ir,
                 self.options,
                 session_id,
@@ -466,6 +468,7 @@ class Runnable:
                 credential_service=credential_service,
                 **unknown,
             )
+        return session
 
     async def rewind(
         self,

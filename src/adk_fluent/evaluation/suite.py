@@ -284,7 +284,8 @@ class FluentEvalSuite:
                 )
 
     def _node(self, target: str) -> Node:
-        return next(node for node in self.pipeline.to_ir().walk() if node.name == target)
+        node: Node = next(node for node in self.pipeline.to_ir().walk() if node.name == target)
+        return node
 
     def to_app(self, *, target: str | None = None, backend: Any = None, config: Any = None) -> Any:
         """The native ADK App the cases run on (of the `target` sub-graph when given), built

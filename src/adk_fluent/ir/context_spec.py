@@ -7,7 +7,7 @@ ADK room's context views (adk/context_view) and the contract checker.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from adk_fluent.errors import BuildError, did_you_mean
 
@@ -58,7 +58,7 @@ class ContextSpec:
 
     def __add__(self, other: object) -> ContextSpec:
         if not isinstance(other, ContextSpec):
-            return _refuse_step(other)
+            return cast(ContextSpec, _refuse_step(other))
         if other.history_set:
             source = other
         elif self.history_set:
@@ -75,7 +75,7 @@ class ContextSpec:
         )
 
     def __radd__(self, other: object) -> ContextSpec:
-        return _refuse_step(other)
+        return cast(ContextSpec, _refuse_step(other))
 
     @property
     def reads_keys(self) -> frozenset[str]:

@@ -41,9 +41,10 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 from pydantic import BaseModel
 
+from adk_fluent.adk.bounded import remember
 from adk_fluent.adk.compat import invocation_of
 from adk_fluent.adk.context_view import ContextView
-from adk_fluent.adk.plugins.middleware import model_call, remember
+from adk_fluent.adk.plugins.middleware import model_call
 from adk_fluent.arguments import checked_callable, checked_count
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware

@@ -25,8 +25,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from adk_fluent.adk.bounded import remember
 from adk_fluent.adk.compat import invocation_branch
-from adk_fluent.adk.plugins.middleware import agent_path, model_call, remember
+from adk_fluent.adk.plugins.middleware import agent_path, model_call
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware
 

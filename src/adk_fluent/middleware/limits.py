@@ -39,7 +39,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from adk_fluent.adk.plugins.middleware import agent_path, model_call, remember
+from adk_fluent.adk.bounded import remember
+from adk_fluent.adk.plugins.middleware import agent_path, model_call
 from adk_fluent.arguments import checked_callable
 from adk_fluent.errors import BuildError, describe_value, did_you_mean
 from adk_fluent.ir.middleware import Middleware

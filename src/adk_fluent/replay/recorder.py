@@ -26,8 +26,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from adk_fluent.adk.bounded import remember
 from adk_fluent.adk.compat import invocation_branch, invocation_of
-from adk_fluent.adk.plugins.middleware import agent_path, model_call, remember
+from adk_fluent.adk.plugins.middleware import agent_path, model_call
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware, check_middleware
 from adk_fluent.replay.fingerprint import tree_summary

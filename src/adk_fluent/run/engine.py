@@ -174,7 +174,7 @@ def _value_key(value: Any, by_identity: Callable[[Any], Any], *, conversation: b
             made = (kind, tuple((name, part(v)) for name, v in vars(item).items()))
         elif isinstance(item, MethodType):
             made = (MethodType, part(item.__func__), by_identity(item.__self__))
-        elif kind.__eq__ is not object.__eq__ and _hashable(item):
+        elif kind.__eq__ is not object.__eq__ and _hashable(item):  # type: ignore[comparison-overlap]
             made = item
         else:
             made = by_identity(item)

@@ -33,8 +33,9 @@ from dataclasses import dataclass
 from dataclasses import fields as _fields
 from typing import Any
 
+from adk_fluent.adk.bounded import remember
 from adk_fluent.adk.compat import adk_records_token_metrics
-from adk_fluent.adk.plugins.middleware import agent_facts, model_call, remember
+from adk_fluent.adk.plugins.middleware import agent_facts, model_call
 from adk_fluent.errors import AdkFluentWarning, BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware, answering_model
 from adk_fluent.ir.prices import Prices, checked_prices

@@ -53,11 +53,11 @@ def test_no_arguments_is_the_help_and_exit_0(name, tmp_path) -> None:
 
 def test_a_bad_adk_version_is_a_usage_error_not_a_traceback() -> None:
     done = script(
-        "adk-fluent", "check", "examples.contracts_example:pipeline", "--adk-version", "banana"
+        "adk-fluent", "check", "examples.contracts_example:pipeline", "--target-adk", "banana"
     )
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith(
-        "adk-fluent check: error: argument --adk-version: 'banana' is not a google-adk release, "
+        "adk-fluent check: error: argument --target-adk: 'banana' is not a google-adk release, "
         "e.g. --target-adk 1.25.0"
     )
     assert len(done.stderr.strip().splitlines()) == 1

@@ -41,7 +41,7 @@ PER_CALL = (IN * 1.0 + OUT * 2.0) / 1_000_000  # USD
 
 
 def assume(**fields) -> TrafficAssumptions:
-    base = dict(avg_input_tokens=IN, avg_output_tokens=OUT, default_model=M, prices=PRICES)
+    base = {"avg_input_tokens": IN, "avg_output_tokens": OUT, "default_model": M, "prices": PRICES}
     base.update(fields)
     return TrafficAssumptions(**base)
 

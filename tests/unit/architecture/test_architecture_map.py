@@ -23,9 +23,13 @@ def _in_the_code() -> set[tuple[str, str]]:
     edges = set()
     for edge in internal_imports(typing=True):
         importer, imported = room_of(edge.importer), room_of(edge.imported)
-        if importer and imported and importer != imported and imported not in FLOOR:
-            if importer not in FLOOR:
-                edges.add((importer.rpartition(".")[2], imported.rpartition(".")[2]))
+        if (
+            importer
+            and imported
+            and importer != imported
+            and FLOOR.isdisjoint({imported, importer})
+        ):
+            edges.add((importer.rpartition(".")[2], imported.rpartition(".")[2]))
     return edges
 
 

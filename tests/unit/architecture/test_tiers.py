@@ -55,9 +55,11 @@ REACHES = {
 @pytest.mark.parametrize("reach", REACHES.values(), ids=REACHES.keys())
 def test_a_unit_test_cannot_reach_it(reach):
     attempt, what = reach
-    with tiers.guarded("unit", "tests/unit/x.py::test_x"):
-        with pytest.raises(tiers.TierViolation) as caught:
-            attempt()
+    with (
+        tiers.guarded("unit", "tests/unit/x.py::test_x"),
+        pytest.raises(tiers.TierViolation) as caught,
+    ):
+        attempt()
     assert str(caught.value) == f"tests/unit/x.py::test_x: a unit test reached {what}"
 
 
@@ -81,9 +83,12 @@ def test_loopback_connections_are_never_stopped():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]  # bound but not listening: connecting is refused at once
-        with tiers.guarded("unit", "t"), socket.socket() as sock:
-            with pytest.raises(ConnectionRefusedError):
-                sock.connect(("127.0.0.1", port))
+        with (
+            tiers.guarded("unit", "t"),
+            socket.socket() as sock,
+            pytest.raises(ConnectionRefusedError),
+        ):
+            sock.connect(("127.0.0.1", port))
 
 
 def test_the_guard_is_lifted_after_the_test():

@@ -232,7 +232,7 @@ DELTAS = [
     [pytest.param(*case[1:], id=case[0]) for case in DELTAS],
 )
 def test_a_step_emits_exactly_this_delta(built, state, expected):
-    before = {k: v for k, v in state.items()}
+    before = dict(state.items())
     delta = apply(built, state)
     assert delta == expected
     assert type(delta) is dict

@@ -23,16 +23,16 @@ CALLS = [
 
 
 def tool_call(**changes):
-    values = dict(
-        seq=9,
-        session_id="s1",
-        invocation_id="i1",
-        agent="writer",
-        tool="lookup",
-        args={"q": "pond", "raw": {"$type": "bytes", "base64": "AAE="}},
-        result={"found": True},
-        actions={"state_delta": {"looked": "pond"}},
-    )
+    values = {
+        "seq": 9,
+        "session_id": "s1",
+        "invocation_id": "i1",
+        "agent": "writer",
+        "tool": "lookup",
+        "args": {"q": "pond", "raw": {"$type": "bytes", "base64": "AAE="}},
+        "result": {"found": True},
+        "actions": {"state_delta": {"looked": "pond"}},
+    }
     values.update(changes)
     return ToolCall(**values)
 

@@ -541,9 +541,12 @@ class Flow(ir.NodeVisitor[Env]):
         frame = next((f for f in reversed(self.loops) if f.first and read.key in f.body_keys), None)
         ident = (p, read.key, read.channel)
         old = self.records.get(ident)
-        if old is not None and RANK[fact.status] >= RANK[old.fact.status]:
-            if not (fact.status == old.fact.status == MAYBE and old.fact.soft and not fact.soft):
-                return
+        if (
+            old is not None
+            and RANK[fact.status] >= RANK[old.fact.status]
+            and not (fact.status == old.fact.status == MAYBE and old.fact.soft and not fact.soft)
+        ):
+            return
         self.records[ident] = ReadRecord(
             node=node.name,
             path=p,
@@ -819,11 +822,14 @@ class Flow(ir.NodeVisitor[Env]):
         if effects.keep_only is not None:
             via = f"S.pick({_quoted(effects.keep_only)})"
             for key, fact in list(env.facts.items()):
-                if key not in effects.keep_only and scope_of_key(key) == "session":
-                    if fact.status != NO:
-                        env.facts[key] = Fact(
-                            NO, fact.writers, _union(fact.deleters, (via,)), fact.notes
-                        )
+                if (
+                    key not in effects.keep_only
+                    and scope_of_key(key) == "session"
+                    and fact.status != NO
+                ):
+                    env.facts[key] = Fact(
+                        NO, fact.writers, _union(fact.deleters, (via,)), fact.notes
+                    )
         for old, new in effects.renames:
             via = f'S.rename({old}="{new}")'
             moved = env.facts.get(old, ABSENT)
@@ -973,11 +979,12 @@ class Flow(ir.NodeVisitor[Env]):
             return cached
         found = False
         for item in node.walk():
-            if isinstance(item, ir.UntilNode | ir.NativeAgentNode) or item.attached:
-                found = True
-            elif item.PAUSES_RUN:  # a gate: the run stops there until a person answers
-                found = True
-            elif any(u.effects.escalates or u.effects.opaque_write for u in self._code_of(item)):
+            if (
+                isinstance(item, ir.UntilNode | ir.NativeAgentNode)
+                or item.attached
+                or item.PAUSES_RUN
+                or any(u.effects.escalates or u.effects.opaque_write for u in self._code_of(item))
+            ):
                 found = True
             if found:
                 break
@@ -1337,7 +1344,7 @@ class Flow(ir.NodeVisitor[Env]):
                 status=MAYBE,
                 notes=(f'{where} writes it only when "{node.list_key}" is a list',),
             )
-        old = result.facts[node.item_key] if node.item_key in result.facts else ABSENT
+        old = result.facts.get(node.item_key, ABSENT)
         result.facts[node.item_key] = Fact(
             NO, old.writers, _union(old.deleters, (f"{where} (it clears its item key when done)",))
         )

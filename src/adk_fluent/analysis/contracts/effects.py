@@ -8,7 +8,7 @@ how they happen (for messages) and, when declared, a type. Nothing here imports 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from adk_fluent.analysis.contracts.source import (
     CodeEffects,
@@ -264,4 +264,4 @@ def node_code(node: Node) -> tuple[CodeUnit, ...]:
 
 def step_effects(node: TransformNode) -> StepEffects:
     """What an S / C step reads and writes, as its typed record declares."""
-    return node.step.effects()
+    return cast(StepEffects, node.step.effects())

@@ -82,7 +82,7 @@ def _mismatch(
     listed = ", ".join(
         f'"{m.value}"' for m in ordered((consumer.spec.accepts or frozenset()) | set(refused))
     )
-    return ctx.issue(
+    found: Issue = ctx.issue(
         "warning" if sighting.earlier else "error",
         "modality-mismatch",
         node,
@@ -97,6 +97,7 @@ def _mismatch(
         f'instead (.outputs("...") on an agent that describes it, read with C.from_state).',
         path=consumer.path,
     )
+    return found
 
 
 def _budget(ctx: Any, consumer: Consumer) -> Issue | None:
@@ -112,7 +113,7 @@ def _budget(ctx: Any, consumer: Consumer) -> Issue | None:
         return None
     listed = " + ".join(f"{reply.speaker} {reply.max_tokens}" for reply in bounded)
     node = consumer.node
-    return ctx.issue(
+    found: Issue = ctx.issue(
         "warning",
         "token-budget",
         node,
@@ -125,3 +126,4 @@ def _budget(ctx: Any, consumer: Consumer) -> Issue | None:
         f"bounds, or raise its own: .accepts(..., max_tokens={total * 2}).",
         path=consumer.path,
     )
+    return found

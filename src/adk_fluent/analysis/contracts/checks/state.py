@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 from adk_fluent_generated.behaviours import first_release_where
 
@@ -91,7 +91,7 @@ def _wrong_scope(ctx: Any, key: str) -> bool:
 def _issue(
     ctx: Any, severity: str, code: str, record: ReadRecord, message: str, hint: str
 ) -> Issue:
-    return ctx.issue(
+    found: Issue = ctx.issue(
         severity,
         code,
         record.node,
@@ -101,6 +101,7 @@ def _issue(
         hint,
         path=record.path,
     )
+    return found
 
 
 def _written_elsewhere(ctx: Any, key: str) -> str:
@@ -252,7 +253,7 @@ def _earlier_reply(ctx: Any, record: ReadRecord) -> Writer | None:
         if writer.kind not in ("outputs", "produces") or writer.node not in ctx.flow.agents:
             continue
         if record.path == writer.path or record.path.startswith(writer.path + "/"):
-            return writer
+            return cast(Writer, writer)
     return None
 
 

@@ -71,7 +71,7 @@ def check_types(ctx: Any) -> Iterator[Issue]:
 
 
 def _reader_issue(ctx: Any, record: ReadRecord, provided: str) -> Issue:
-    return ctx.issue(
+    found: Issue = ctx.issue(
         "error",
         "type-mismatch",
         record.node,
@@ -83,6 +83,7 @@ def _reader_issue(ctx: Any, record: ReadRecord, provided: str) -> Issue:
         "or convert the value in a step in between.",
         path=record.path,
     )
+    return found
 
 
 @register_check("schema", codes=("schema-unknown-key", "scope-mismatch"))
