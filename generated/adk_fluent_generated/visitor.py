@@ -3,8 +3,9 @@
 """NodeVisitor: one abstract method per IR node type, generated and hand-written alike.
 
 A visitor that lacks a case for some node type cannot be instantiated (it stays abstract), so a
-new node type is a build error in every dispatch until each handles it. `visit(node)` calls the
-method the node's class names in its `VISIT` trait.
+new node type is a build error in every dispatch until each handles it. `visit(node, ctx)` calls
+the method the node's class names in its `VISIT` trait with the same `ctx`: what the walk carries
+down to that node (the state before it, its path, how many times it runs; None when nothing is).
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ if TYPE_CHECKING:
         LoopAgentNode,
     )
 
-R = TypeVar("R")
+C = TypeVar("C")  # what a walk carries to each node
+R = TypeVar("R")  # what a case returns
 
 # Every IR node type, by class name: the generated ones, then adk-fluent's own.
 NODE_TYPE_NAMES: tuple[str, ...] = (
@@ -61,79 +63,79 @@ NODE_TYPE_NAMES: tuple[str, ...] = (
 )
 
 
-class NodeVisitor(ABC, Generic[R]):
+class NodeVisitor(ABC, Generic[C, R]):
     """Dispatch over every IR node type; subclasses implement one method per type."""
 
-    def visit(self, node: Node) -> R:
-        """Handle `node` with the method for its type."""
+    def visit(self, node: Node, ctx: C) -> R:
+        """Handle `node` with the method for its type, given `ctx`."""
         method = getattr(self, node.VISIT)
-        result: R = method(node)
+        result: R = method(node, ctx)
         return result
 
     @abstractmethod
-    def visit_llm_agent(self, node: LlmAgentNode) -> R:
+    def visit_llm_agent(self, node: LlmAgentNode, ctx: C) -> R:
         """ADK's `LlmAgent`."""
 
     @abstractmethod
-    def visit_sequential_agent(self, node: SequentialAgentNode) -> R:
+    def visit_sequential_agent(self, node: SequentialAgentNode, ctx: C) -> R:
         """ADK's `SequentialAgent`."""
 
     @abstractmethod
-    def visit_parallel_agent(self, node: ParallelAgentNode) -> R:
+    def visit_parallel_agent(self, node: ParallelAgentNode, ctx: C) -> R:
         """ADK's `ParallelAgent`."""
 
     @abstractmethod
-    def visit_loop_agent(self, node: LoopAgentNode) -> R:
+    def visit_loop_agent(self, node: LoopAgentNode, ctx: C) -> R:
         """ADK's `LoopAgent`."""
 
     @abstractmethod
-    def visit_fallback(self, node: FallbackNode) -> R:
+    def visit_fallback(self, node: FallbackNode, ctx: C) -> R:
         """`a // b`: the next child runs when the previous raised."""
 
     @abstractmethod
-    def visit_until(self, node: UntilNode) -> R:
+    def visit_until(self, node: UntilNode, ctx: C) -> R:
         """The loop check of `body * until(pred)`."""
 
     @abstractmethod
-    def visit_transform(self, node: TransformNode) -> R:
+    def visit_transform(self, node: TransformNode, ctx: C) -> R:
         """A zero-cost state step (S, C.capture, a plain function)."""
 
     @abstractmethod
-    def visit_route(self, node: RouteNode) -> R:
+    def visit_route(self, node: RouteNode, ctx: C) -> R:
         """`Route(key)`: one branch by a state value."""
 
     @abstractmethod
-    def visit_map_over(self, node: MapOverNode) -> R:
+    def visit_map_over(self, node: MapOverNode, ctx: C) -> R:
         """`map_over`: the body once per item of a list."""
 
     @abstractmethod
-    def visit_gate(self, node: GateNode) -> R:
+    def visit_gate(self, node: GateNode, ctx: C) -> R:
         """`gate`: pause for a person's approval."""
 
     @abstractmethod
-    def visit_tap(self, node: TapNode) -> R:
+    def visit_tap(self, node: TapNode, ctx: C) -> R:
         """`tap`: observe a read-only view of state."""
 
     @abstractmethod
-    def visit_timeout(self, node: TimeoutNode) -> R:
+    def visit_timeout(self, node: TimeoutNode, ctx: C) -> R:
         """`timeout`: cancel the body after a deadline."""
 
     @abstractmethod
-    def visit_race(self, node: RaceNode) -> R:
+    def visit_race(self, node: RaceNode, ctx: C) -> R:
         """`race`: the first child to finish wins."""
 
     @abstractmethod
-    def visit_native_agent(self, node: NativeAgentNode) -> R:
+    def visit_native_agent(self, node: NativeAgentNode, ctx: C) -> R:
         """A native ADK agent (a custom BaseAgent) placed as it is."""
 
     @abstractmethod
-    def visit_remote_agent(self, node: RemoteAgentNode) -> R:
+    def visit_remote_agent(self, node: RemoteAgentNode, ctx: C) -> R:
         """`RemoteAgent`: an agent served elsewhere, called over A2A."""
 
     @abstractmethod
-    def visit_boundary(self, node: BoundaryNode) -> R:
+    def visit_boundary(self, node: BoundaryNode, ctx: C) -> R:
         """`.execution_boundary()`: a sub-tree deployed as its own service."""
 
     @abstractmethod
-    def visit_chunked_edge(self, node: ChunkedEdgeNode) -> R:
+    def visit_chunked_edge(self, node: ChunkedEdgeNode, ctx: C) -> R:
         """`a.then(b, edge='chunked')`: b runs on each chunk of a."""

@@ -368,7 +368,7 @@ def _refuse_confirmations(node: ir.Node, tree: ir.Node) -> None:
                 )
 
 
-class Compiler(ir.NodeVisitor[Any]):
+class Compiler(ir.NodeVisitor[None, Any]):
     """One compilation: model overrides and unique names for repeated zero-cost steps."""
 
     def __init__(self, root: ir.Node, model_for: ModelFor | None) -> None:
@@ -387,7 +387,7 @@ class Compiler(ir.NodeVisitor[Any]):
         return candidate
 
     def children(self, node: ir.Node) -> list[Any]:
-        return [self.visit(child) for child in node.children]
+        return [self.visit(child, None) for child in node.children]
 
     def compile(self, node: ir.Node) -> Any:
         """Compile a tree into its native ADK root agent.
@@ -397,10 +397,10 @@ class Compiler(ir.NodeVisitor[Any]):
         while this compilation constructs them (once for the tree, not once per composite).
         """
         if not workflow_agents_warn():
-            return self.visit(node)
+            return self.visit(node, None)
         quiet_workflow_copies()  # ADK copies them again as it runs them
         with quiet_workflow_deprecation():
-            return self.visit(node)
+            return self.visit(node, None)
 
     # -- ADK's own agent classes -------------------------------------------------------------
     def _adk_agent(
@@ -449,22 +449,22 @@ class Compiler(ir.NodeVisitor[Any]):
                 # the tool's run is a run of its own: no loop of this one is around it
                 loops, depth, self.loops, self.loop_depth = self.loops, self.loop_depth, [], 0
                 try:
-                    compiled.append(build_agent_tool(self.visit(tool.agent), tool.options))
+                    compiled.append(build_agent_tool(self.visit(tool.agent, None), tool.options))
                 finally:
                     self.loops, self.loop_depth = loops, depth
             else:
                 compiled.append(tool)
         return compiled
 
-    def visit_llm_agent(self, node: ir.LlmAgentNode) -> Any:
+    def visit_llm_agent(self, node: ir.LlmAgentNode, ctx: None) -> Any:
         return self._adk_agent(node)
 
-    def visit_native_agent(self, node: ir.NativeAgentNode) -> Any:
+    def visit_native_agent(self, node: ir.NativeAgentNode, ctx: None) -> Any:
         from adk_fluent.adk.native import compile_native
 
         return compile_native(node, self.model_for)
 
-    def visit_remote_agent(self, node: ir.RemoteAgentNode) -> Any:
+    def visit_remote_agent(self, node: ir.RemoteAgentNode, ctx: None) -> Any:
         try:
             from adk_fluent.adk.custom_agents.remote import FluentRemoteAgent
         except ImportError as error:
@@ -492,20 +492,20 @@ class Compiler(ir.NodeVisitor[Any]):
                 connection=node.connection,
             )
 
-    def visit_boundary(self, node: ir.BoundaryNode) -> Any:
+    def visit_boundary(self, node: ir.BoundaryNode, ctx: None) -> Any:
         """In one process a boundary changes nothing: its sub-tree runs in place."""
-        return self.visit(node.children[0])
+        return self.visit(node.children[0], None)
 
     # Composites without a gate compile to ADK's own agents, exactly as written; with a gate
     # inside, to adk-fluent's gate-aware ones, which stop at a waiting gate and resume there.
-    def visit_sequential_agent(self, node: ir.SequentialAgentNode) -> Any:
+    def visit_sequential_agent(self, node: ir.SequentialAgentNode, ctx: None) -> Any:
         if not gates_in(node):
             return self._adk_agent(node)
         from adk_fluent.adk.custom_agents.gates import GatedSequenceAgent
 
         return self._adk_agent(node, GatedSequenceAgent)
 
-    def visit_parallel_agent(self, node: ir.ParallelAgentNode) -> Any:
+    def visit_parallel_agent(self, node: ir.ParallelAgentNode, ctx: None) -> Any:
         if node.join is not None or node.merge is not None:
             return self._fanout(node)
         if not gates_in(node):
@@ -514,7 +514,7 @@ class Compiler(ir.NodeVisitor[Any]):
 
         return self._adk_agent(node, GatedParallelAgent)
 
-    def visit_loop_agent(self, node: ir.LoopAgentNode) -> Any:
+    def visit_loop_agent(self, node: ir.LoopAgentNode, ctx: None) -> Any:
         self.loop_depth += 1
         try:
             if node.visibility == "final":  # Loop(...).show("final"): no gate inside (api/)
@@ -547,7 +547,7 @@ class Compiler(ir.NodeVisitor[Any]):
         return self._adk_agent(node, FanOutAgent, extra)
 
     # -- adk-fluent's own nodes ----------------------------------------------------------------
-    def visit_chunked_edge(self, node: ir.ChunkedEdgeNode) -> Any:
+    def visit_chunked_edge(self, node: ir.ChunkedEdgeNode, ctx: None) -> Any:
         from adk_fluent.adk.custom_agents.chunked import ChunkedEdgeAgent
 
         _refuse_gates(node, node.children, "chunked edge")
@@ -560,13 +560,13 @@ class Compiler(ir.NodeVisitor[Any]):
             sub_agents=self.children(node),
         )
 
-    def visit_fallback(self, node: ir.FallbackNode) -> Any:
+    def visit_fallback(self, node: ir.FallbackNode, ctx: None) -> Any:
         from adk_fluent.adk.custom_agents.steps import FallbackAgent
 
         _refuse_gates(node, node.children, "fallback")
         return FallbackAgent(name=node.name, sub_agents=self.children(node))
 
-    def visit_until(self, node: ir.UntilNode) -> Any:
+    def visit_until(self, node: ir.UntilNode, ctx: None) -> Any:
         from adk_fluent.adk.custom_agents.steps import UntilCheckAgent
 
         if not self.loop_depth:
@@ -580,17 +580,17 @@ class Compiler(ir.NodeVisitor[Any]):
 
         return UntilCheckAgent(name=self.unique(node.name), predicate=node.predicate)
 
-    def visit_transform(self, node: ir.TransformNode) -> Any:
+    def visit_transform(self, node: ir.TransformNode, ctx: None) -> Any:
         from adk_fluent.adk.custom_agents.steps import StateStepAgent
 
         return StateStepAgent(name=self.unique(node.name), step=node.step)
 
-    def visit_tap(self, node: ir.TapNode) -> Any:
+    def visit_tap(self, node: ir.TapNode, ctx: None) -> Any:
         from adk_fluent.adk.custom_agents.steps import TapAgent
 
         return TapAgent(name=self.unique(node.name), fn=node.fn)
 
-    def visit_route(self, node: ir.RouteNode) -> Any:
+    def visit_route(self, node: ir.RouteNode, ctx: None) -> Any:
         from adk_fluent.adk.custom_agents.flow import RouteAgent
 
         fields: dict[str, Any] = {
@@ -608,7 +608,7 @@ class Compiler(ir.NodeVisitor[Any]):
 
         return GatedRouteAgent(**fields, branch_gates=branch_gates)
 
-    def visit_map_over(self, node: ir.MapOverNode) -> Any:
+    def visit_map_over(self, node: ir.MapOverNode, ctx: None) -> Any:
         from adk_fluent.adk.custom_agents.flow import MapOverAgent
 
         _refuse_gates(node, node.children, "map_over")
@@ -622,7 +622,7 @@ class Compiler(ir.NodeVisitor[Any]):
             sub_agents=self.children(node),
         )
 
-    def visit_gate(self, node: ir.GateNode) -> Any:
+    def visit_gate(self, node: ir.GateNode, ctx: None) -> Any:
         from adk_fluent.adk.custom_agents.gates import APPROVE_WORDS, REJECT_WORDS, GateAgent
 
         approve = node.approve_words or APPROVE_WORDS
@@ -640,13 +640,13 @@ class Compiler(ir.NodeVisitor[Any]):
             loops=tuple(self.loops),
         )
 
-    def visit_timeout(self, node: ir.TimeoutNode) -> Any:
+    def visit_timeout(self, node: ir.TimeoutNode, ctx: None) -> Any:
         from adk_fluent.adk.custom_agents.concurrency import TimeoutAgent
 
         _refuse_gates(node, node.children, "timeout")
         return TimeoutAgent(name=node.name, seconds=node.seconds, sub_agents=self.children(node))
 
-    def visit_race(self, node: ir.RaceNode) -> Any:
+    def visit_race(self, node: ir.RaceNode, ctx: None) -> Any:
         from adk_fluent.adk.custom_agents.concurrency import RaceAgent
 
         _refuse_gates(node, node.children, "race")

@@ -76,8 +76,8 @@ class WorkflowCompiler(Compiler):
             # one agent (with its transfer targets) is the same agent on both targets: ADK's
             # Runner resumes a conversation at the agent a transfer reached only under an
             # agent root, and the agent is no deprecated class
-            return self._agent_node(node, lambda: self.visit(node))
-        top = self.visit(node)
+            return self._agent_node(node, lambda: self.visit(node, None))
+        top = self.visit(node, None)
         if isinstance(top, Workflow) and self.state_schema is None:
             return top
         edges = top.edges if isinstance(top, Workflow) else [(START, top)]
@@ -135,12 +135,12 @@ class WorkflowCompiler(Compiler):
         if not node.children:
             kind = getattr(node, "ADK_CLASS", type(node).__name__)
             raise EmptyCompositeError(f"{kind} has no sub-agents", agent=node.name)
-        return [(visit or self.visit)(child) for child in node.children]
+        return [visit(child) if visit else self.visit(child, None) for child in node.children]
 
     # -- leaves ---------------------------------------------------------------------------------
-    def visit_llm_agent(self, node: ir.LlmAgentNode) -> Any:
+    def visit_llm_agent(self, node: ir.LlmAgentNode, ctx: None) -> Any:
         if self.inside:
-            return super().visit_llm_agent(node)
+            return super().visit_llm_agent(node, None)
         from google.adk.workflow import START, Workflow
 
         return Workflow(name=node.name, edges=[(START, self._chat_agent(node))])
@@ -151,7 +151,7 @@ class WorkflowCompiler(Compiler):
         return self._agent_node(node, lambda: self._adk_agent(node, extra={"mode": "chat"}))
 
     # -- composites -----------------------------------------------------------------------------
-    def visit_sequential_agent(self, node: ir.SequentialAgentNode) -> Any:
+    def visit_sequential_agent(self, node: ir.SequentialAgentNode, ctx: None) -> Any:
         if not self._graph_shaped(node):
             from adk_fluent.adk.custom_agents.gates import GatedSequenceAgent
 
@@ -160,7 +160,7 @@ class WorkflowCompiler(Compiler):
 
         return self._graph(node, [(START, *self._nodes(node))])
 
-    def visit_parallel_agent(self, node: ir.ParallelAgentNode) -> Any:
+    def visit_parallel_agent(self, node: ir.ParallelAgentNode, ctx: None) -> Any:
         if node.join is not None or node.merge is not None:
             return self._agent_node(node, lambda: self._fanout(node))
         if not self._graph_shaped(node):
@@ -174,12 +174,14 @@ class WorkflowCompiler(Compiler):
         branches = self._nodes(
             node,
             lambda child: (
-                self._chat_agent(child) if isinstance(child, ir.LlmAgentNode) else self.visit(child)
+                self._chat_agent(child)
+                if isinstance(child, ir.LlmAgentNode)
+                else self.visit(child, None)
             ),
         )
         return self._graph(node, [(START, tuple(branches))])
 
-    def visit_loop_agent(self, node: ir.LoopAgentNode) -> Any:
+    def visit_loop_agent(self, node: ir.LoopAgentNode, ctx: None) -> Any:
         self.loop_depth += 1
         try:
             if node.visibility == "final":  # Loop(...).show("final"): it presents its last round
@@ -225,9 +227,11 @@ class WorkflowCompiler(Compiler):
                 edges += [(item, check), (check, {NEXT: items[index + 1], DONE: end})]
         return self._graph(node, edges)
 
-    def visit_route(self, node: ir.RouteNode) -> Any:
+    def visit_route(self, node: ir.RouteNode, ctx: None) -> Any:
         if not self._graph_shaped(node):
-            return self._agent_node(node, lambda: super(WorkflowCompiler, self).visit_route(node))
+            return self._agent_node(
+                node, lambda: super(WorkflowCompiler, self).visit_route(node, None)
+            )
         from google.adk.workflow import START
 
         from adk_fluent.adk.custom_agents.graph import STOP, RouteChoice, branch_route
@@ -250,26 +254,32 @@ class WorkflowCompiler(Compiler):
         return self._graph(node, [(START, choice, routes)])
 
     # -- agent nodes: each runs its children itself ------------------------------------------------
-    def visit_chunked_edge(self, node: ir.ChunkedEdgeNode) -> Any:
+    def visit_chunked_edge(self, node: ir.ChunkedEdgeNode, ctx: None) -> Any:
         return self._agent_node(
-            node, lambda: super(WorkflowCompiler, self).visit_chunked_edge(node)
+            node, lambda: super(WorkflowCompiler, self).visit_chunked_edge(node, None)
         )
 
-    def visit_fallback(self, node: ir.FallbackNode) -> Any:
-        return self._agent_node(node, lambda: super(WorkflowCompiler, self).visit_fallback(node))
-
-    def visit_map_over(self, node: ir.MapOverNode) -> Any:
-        return self._agent_node(node, lambda: super(WorkflowCompiler, self).visit_map_over(node))
-
-    def visit_timeout(self, node: ir.TimeoutNode) -> Any:
-        return self._agent_node(node, lambda: super(WorkflowCompiler, self).visit_timeout(node))
-
-    def visit_race(self, node: ir.RaceNode) -> Any:
-        return self._agent_node(node, lambda: super(WorkflowCompiler, self).visit_race(node))
-
-    def visit_native_agent(self, node: ir.NativeAgentNode) -> Any:
+    def visit_fallback(self, node: ir.FallbackNode, ctx: None) -> Any:
         return self._agent_node(
-            node, lambda: super(WorkflowCompiler, self).visit_native_agent(node)
+            node, lambda: super(WorkflowCompiler, self).visit_fallback(node, None)
+        )
+
+    def visit_map_over(self, node: ir.MapOverNode, ctx: None) -> Any:
+        return self._agent_node(
+            node, lambda: super(WorkflowCompiler, self).visit_map_over(node, None)
+        )
+
+    def visit_timeout(self, node: ir.TimeoutNode, ctx: None) -> Any:
+        return self._agent_node(
+            node, lambda: super(WorkflowCompiler, self).visit_timeout(node, None)
+        )
+
+    def visit_race(self, node: ir.RaceNode, ctx: None) -> Any:
+        return self._agent_node(node, lambda: super(WorkflowCompiler, self).visit_race(node, None))
+
+    def visit_native_agent(self, node: ir.NativeAgentNode, ctx: None) -> Any:
+        return self._agent_node(
+            node, lambda: super(WorkflowCompiler, self).visit_native_agent(node, None)
         )
 
 

@@ -48,7 +48,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
-from typing import Any, cast, overload
+from typing import Any, NamedTuple, cast, overload
 
 from adk_fluent.errors import BuildError, describe_value, did_you_mean
 from adk_fluent.ir.model_selection import ModelSelectorNode, SelectionInput, select_model
@@ -63,12 +63,15 @@ from adk_fluent.ir.nodes import (
     MapOverNode,
     NativeAgentNode,
     Node,
+    NodeVisitor,
     ParallelAgentNode,
     RaceNode,
     RemoteAgentNode,
     RouteNode,
     SequentialAgentNode,
+    TapNode,
     TimeoutNode,
+    TransformNode,
     UntilNode,
 )
 from adk_fluent.ir.prices import ModelPrice, Prices, checked_prices
@@ -543,8 +546,19 @@ class _TreeNames:
         return f"its {kind} names: {', '.join(sorted(known)[:12]) or 'none'}."
 
 
-class _Estimate:
-    """One walk of the tree under one set of assumptions."""
+class _At(NamedTuple):
+    """Where a case of the estimate is: its parent's path, and how many times it runs per
+    invocation of the whole tree."""
+
+    parent: str
+    runs: float
+
+    def path(self, node: Node) -> str:
+        return f"{self.parent}/{node.name}" if self.parent else node.name
+
+
+class _Estimate(NodeVisitor[_At, None]):
+    """One walk of the tree under one set of assumptions: one case per node type."""
 
     def __init__(self, assumptions: TrafficAssumptions) -> None:
         self.a = assumptions
@@ -565,61 +579,82 @@ class _Estimate:
         )
 
     # -- nodes ----------------------------------------------------------------------------------
-    def visit(self, node: Node, prefix: str, runs: float) -> None:
-        path = f"{prefix}/{node.name}" if prefix else node.name
-        if isinstance(node, LlmAgentNode):
-            self.agent(node, path, runs)
-        elif node.ZERO_COST or isinstance(node, GateNode):
-            return
-        elif isinstance(node, ParallelAgentNode) and node.join is not None:
+    def visit_llm_agent(self, node: LlmAgentNode, at: _At) -> None:
+        self.agent(node, at.path(node), at.runs)
+
+    def visit_native_agent(self, node: NativeAgentNode, at: _At) -> None:
+        self.native(node, at.path(node), at.runs)
+
+    def visit_remote_agent(self, node: RemoteAgentNode, at: _At) -> None:
+        self.notes.append(
+            f"remote agent '{node.name}': its model calls are made and billed by the "
+            "service that serves it, not counted here"
+        )
+
+    # zero-cost steps and gates call no model
+    def visit_transform(self, node: TransformNode, at: _At) -> None:
+        return None
+
+    def visit_tap(self, node: TapNode, at: _At) -> None:
+        return None
+
+    def visit_until(self, node: UntilNode, at: _At) -> None:
+        return None
+
+    def visit_gate(self, node: GateNode, at: _At) -> None:
+        return None
+
+    def visit_sequential_agent(self, node: SequentialAgentNode, at: _At) -> None:
+        self.children(node.children, at.path(node), at.runs)
+
+    def visit_timeout(self, node: TimeoutNode, at: _At) -> None:
+        self.children(node.children, at.path(node), at.runs)
+
+    def visit_boundary(self, node: BoundaryNode, at: _At) -> None:
+        self.children(node.children, at.path(node), at.runs)
+
+    def visit_parallel_agent(self, node: ParallelAgentNode, at: _At) -> None:
+        if node.join is not None:
             self.notes.append(
                 f"FanOut '{node.name}' (first_complete): every branch counted in full (the "
                 "others are cancelled when the first finishes): an upper bound"
             )
-            self.children(node.children, path, runs)
-        elif isinstance(node, SequentialAgentNode | ParallelAgentNode | TimeoutNode | BoundaryNode):
-            self.children(node.children, path, runs)
-        elif isinstance(node, RemoteAgentNode):
-            self.notes.append(
-                f"remote agent '{node.name}': its model calls are made and billed by the "
-                "service that serves it, not counted here"
-            )
-        elif isinstance(node, RaceNode):
-            self.notes.append(
-                f"race '{node.name}': every branch counted in full (the losers are cancelled "
-                "part way): an upper bound"
-            )
-            self.children(node.children, path, runs)
-        elif isinstance(node, ChunkedEdgeNode):
-            producer, consumer = node.children
-            self.visit(producer, path, runs)
-            self.visit(consumer, path, runs * self.chunks(node, producer))
-        elif isinstance(node, LoopAgentNode):
-            self.children(node.children, path, runs * self.iterations(node))
-        elif isinstance(node, MapOverNode):
-            self.children(node.children, path, runs * self.items(node))
-        elif isinstance(node, RouteNode):
-            keys = [_rule_keys(node, i) for i in range(len(node.children))]
-            shares = self.shares(node.name, keys, "route")
-            for child, share in zip(node.children, shares, strict=True):
-                self.visit(child, path, runs * share)
-        elif isinstance(node, FallbackNode):
-            reached = 1.0
-            for child in node.children:
-                self.visit(child, path, runs * reached)
-                reached *= self.a.failure_rates.get(child.name, 0.0)
-        elif isinstance(node, NativeAgentNode):
-            self.native(node, path, runs)
-        else:  # a node type this estimate does not know: its children once each
-            self.notes.append(
-                f"{type(node).__name__} '{node.name}': not known to the estimate; its children "
-                "counted once per run"
-            )
-            self.children(node.children, path, runs)
+        self.children(node.children, at.path(node), at.runs)
+
+    def visit_race(self, node: RaceNode, at: _At) -> None:
+        self.notes.append(
+            f"race '{node.name}': every branch counted in full (the losers are cancelled "
+            "part way): an upper bound"
+        )
+        self.children(node.children, at.path(node), at.runs)
+
+    def visit_chunked_edge(self, node: ChunkedEdgeNode, at: _At) -> None:
+        path = at.path(node)
+        producer, consumer = node.children
+        self.visit(producer, _At(path, at.runs))
+        self.visit(consumer, _At(path, at.runs * self.chunks(node, producer)))
+
+    def visit_loop_agent(self, node: LoopAgentNode, at: _At) -> None:
+        self.children(node.children, at.path(node), at.runs * self.iterations(node))
+
+    def visit_map_over(self, node: MapOverNode, at: _At) -> None:
+        self.children(node.children, at.path(node), at.runs * self.items(node))
+
+    def visit_route(self, node: RouteNode, at: _At) -> None:
+        keys = [_rule_keys(node, i) for i in range(len(node.children))]
+        shares = self.shares(node.name, keys, "route")
+        for child, share in zip(node.children, shares, strict=True):
+            self.visit(child, _At(at.path(node), at.runs * share))
+
+    def visit_fallback(self, node: FallbackNode, at: _At) -> None:
+        reached = 1.0
+        for child in node.children:
+            self.visit(child, _At(at.path(node), at.runs * reached))
+            reached *= self.a.failure_rates.get(child.name, 0.0)
 
     def children(self, children: Iterable[Node], path: str, runs: float) -> None:
         for child in children:
-            self.visit(child, path, runs)
+            self.visit(child, _At(path, runs))
 
     def agent(self, node: LlmAgentNode, path: str, runs: float) -> None:
         name = node.name
@@ -639,9 +674,9 @@ class _Estimate:
             keys = [(child.name,) for child in node.children]
             shares = self.shares(name, keys, "agent")
             for child, share in zip(node.children, shares, strict=True):
-                self.visit(child, path, runs * share)
+                self.visit(child, _At(path, runs * share))
         for tree in node.attached:
-            self.visit(tree, path, runs * self.a.tool_calls.get(tree.name, 1))
+            self.visit(tree, _At(path, runs * self.a.tool_calls.get(tree.name, 1)))
 
     def native(self, node: NativeAgentNode, path: str, runs: float) -> None:
         if node.llm_agents:
@@ -852,5 +887,5 @@ def estimate_cost(
 def _estimate_one(root: Node, names: _TreeNames, assumptions: TrafficAssumptions) -> CostModel:
     names.check(assumptions)
     estimate = _Estimate(assumptions)
-    estimate.visit(root, "", 1.0)
+    estimate.visit(root, _At("", 1.0))
     return estimate.result()

@@ -71,8 +71,8 @@ def test_the_codegen_list_of_control_nodes_matches_the_core():
 
 def test_every_dispatch_over_node_types_has_a_case_for_each():
     visitors = _visitors()
-    # the compiler, mermaid and the contract checker's data flow at least
-    assert {cls.__name__ for cls in visitors} >= {"Compiler", "_Drawing", "Flow"}
+    # the compiler, mermaid, the contract checker's data flow and the cost estimate at least
+    assert {cls.__name__ for cls in visitors} >= {"Compiler", "_Drawing", "Flow", "_Estimate"}
     for cls in visitors:
         missing = sorted(getattr(cls, "__abstractmethods__", ()))
         assert not missing, f"{cls.__module__}.{cls.__name__} has no case for {missing}"
@@ -81,8 +81,8 @@ def test_every_dispatch_over_node_types_has_a_case_for_each():
 
 
 def test_a_new_node_type_without_a_case_makes_a_visitor_fail_to_build():
-    class Partial(NodeVisitor[str]):
-        def visit_llm_agent(self, node: LlmAgentNode) -> str:
+    class Partial(NodeVisitor[None, str]):
+        def visit_llm_agent(self, node: LlmAgentNode, ctx: None) -> str:
             return node.name
 
     with pytest.raises(TypeError, match="abstract"):

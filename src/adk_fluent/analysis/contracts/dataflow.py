@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from adk_fluent.analysis.contracts.effects import (
     CodeUnit,
@@ -342,9 +342,17 @@ class DataflowResult:
     final: dict[str, Fact] = field(default_factory=dict)
 
 
-class Flow(ir.NodeVisitor[Env]):
+class At(NamedTuple):
+    """Where a case of Flow is: the state before the node runs, its path, that path joined."""
+
+    env: Env
+    path: tuple[str, ...]
+    p: str
+
+
+class Flow(ir.NodeVisitor[At, Env]):
     """One abstract run over an IR tree: one case per node type, each from the state before it
-    runs (`self._at`: the state, the node's path and that path joined) to the state after."""
+    runs (`at`) to the state after."""
 
     def __init__(self, root: ir.Node, initial_keys: frozenset[str] = frozenset()) -> None:
         self.root = root
@@ -367,7 +375,6 @@ class Flow(ir.NodeVisitor[Env]):
         self._escalates: dict[int, bool] = {}
         self._delegates: dict[int, dict[str, list[tuple[ir.Node, Writer, bool]]]] = {}
         self._handoffs: dict[int, tuple[Env, Env]] = {}  # per agent: (handoff, with all writes)
-        self._at: tuple[Env, tuple[str, ...], str] = (Env({}), (), "")
 
     def run(self) -> DataflowResult:
         """Run the whole tree from the initial state."""
@@ -408,64 +415,25 @@ class Flow(ir.NodeVisitor[Env]):
     def visit_at(self, node: ir.Node, env: Env, parent: tuple[str, ...]) -> Env:
         """The state after `node` runs from `env`."""
         path = (*parent, node.name)
-        previous = self._at
-        self._at = (env, path, "/".join(path))
-        try:
-            return self.visit(node)
-        finally:
-            self._at = previous
+        return self.visit(node, At(env, path, "/".join(path)))
 
-    def visit_llm_agent(self, node: ir.LlmAgentNode) -> Env:
-        return self._agent(node, *self._at)
+    def visit_sequential_agent(self, node: ir.SequentialAgentNode, at: At) -> Env:
+        return self._composite(node, self._sequence, *at)
 
-    def visit_sequential_agent(self, node: ir.SequentialAgentNode) -> Env:
-        return self._composite(node, self._sequence, *self._at)
+    def visit_parallel_agent(self, node: ir.ParallelAgentNode, at: At) -> Env:
+        return self._composite(node, self._parallel, *at)
 
-    def visit_parallel_agent(self, node: ir.ParallelAgentNode) -> Env:
-        return self._composite(node, self._parallel, *self._at)
+    def visit_loop_agent(self, node: ir.LoopAgentNode, at: At) -> Env:
+        return self._composite(node, self._loop, *at)
 
-    def visit_loop_agent(self, node: ir.LoopAgentNode) -> Env:
-        return self._composite(node, self._loop, *self._at)
+    def visit_tap(self, node: ir.TapNode, at: At) -> Env:
+        return self._opaque_reader(node, *at)
 
-    def visit_fallback(self, node: ir.FallbackNode) -> Env:
-        return self._fallback(node, *self._at)
+    def visit_until(self, node: ir.UntilNode, at: At) -> Env:
+        return self._opaque_reader(node, *at)
 
-    def visit_race(self, node: ir.RaceNode) -> Env:
-        return self._race(node, *self._at)
-
-    def visit_timeout(self, node: ir.TimeoutNode) -> Env:
-        return self._timeout(node, *self._at)
-
-    def visit_route(self, node: ir.RouteNode) -> Env:
-        return self._route(node, *self._at)
-
-    def visit_map_over(self, node: ir.MapOverNode) -> Env:
-        return self._map_over(node, *self._at)
-
-    def visit_transform(self, node: ir.TransformNode) -> Env:
-        return self._step(node, *self._at)
-
-    def visit_gate(self, node: ir.GateNode) -> Env:
-        return self._gate(node, *self._at)
-
-    def visit_tap(self, node: ir.TapNode) -> Env:
-        return self._opaque_reader(node, *self._at)
-
-    def visit_until(self, node: ir.UntilNode) -> Env:
-        return self._opaque_reader(node, *self._at)
-
-    def visit_native_agent(self, node: ir.NativeAgentNode) -> Env:
-        return self._native(node, *self._at)
-
-    def visit_remote_agent(self, node: ir.RemoteAgentNode) -> Env:
-        return self._remote(node, *self._at)
-
-    def visit_boundary(self, node: ir.BoundaryNode) -> Env:
-        env, path, _ = self._at
-        return self._seq(node.children, env, path)
-
-    def visit_chunked_edge(self, node: ir.ChunkedEdgeNode) -> Env:
-        return self._chunked(node, *self._at)
+    def visit_boundary(self, node: ir.BoundaryNode, at: At) -> Env:
+        return self._seq(node.children, at.env, at.path)
 
     def _seq(self, children: tuple[ir.Node, ...], env: Env, path: tuple[str, ...]) -> Env:
         for child in children:
@@ -641,7 +609,8 @@ class Flow(ir.NodeVisitor[Env]):
             if entry not in env.opaque:
                 env.opaque = (*env.opaque, entry)
 
-    def _agent(self, node: ir.LlmAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def visit_llm_agent(self, node: ir.LlmAgentNode, at: At) -> Env:
+        env, path, p = at
         view, reads, writes = self._agent_effects(node)
         units = self._code_of(node)
         declared = any(r.channel == "declared" for r in reads) or any(
@@ -807,7 +776,8 @@ class Flow(ir.NodeVisitor[Env]):
                     called.opaque = (*called.opaque, entry)
         return called
 
-    def _step(self, node: ir.TransformNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def visit_transform(self, node: ir.TransformNode, at: At) -> Env:
+        env, path, p = at
         effects = self._step_effects(node)
         for read in effects.reads:
             self._read(node, "step", p, read, env)
@@ -848,10 +818,11 @@ class Flow(ir.NodeVisitor[Env]):
             self._write(env, node, p, write)
         return env
 
-    def _native(self, node: ir.NativeAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def visit_native_agent(self, node: ir.NativeAgentNode, at: At) -> Env:
         """A custom agent: what it declares (`.reads()` / `.writes()`) and what its code and
         callbacks show; code the checker cannot read may read or write anything, unless the
         agent declares what it does."""
+        env, path, p = at
         reads, writes = self._declarations(node)
         declared = bool(reads or writes)
         for read in reads:
@@ -865,9 +836,10 @@ class Flow(ir.NodeVisitor[Env]):
                 self._write(env, node, p, write)
         return self._run_code(node, p, units, "after_agent", env, declared=declared)
 
-    def _remote(self, node: ir.RemoteAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def visit_remote_agent(self, node: ir.RemoteAgentNode, at: At) -> Env:
         """An agent served elsewhere: the keys it is sent must be set before it runs (they
         travel with the request); the keys it sends back hold after it."""
+        env, path, p = at
         _, writes = self._declarations(node)
         for key in sorted(node.reads_keys):
             self._read(node, "agent", p, Read(key, "A2A", True), env)
@@ -907,7 +879,8 @@ class Flow(ir.NodeVisitor[Env]):
         self.opaque_readers.setdefault(p, node.name)
         return env
 
-    def _gate(self, node: ir.GateNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def visit_gate(self, node: ir.GateNode, at: At) -> Env:
+        env, path, p = at
         self.opaque_readers.setdefault(p, node.name)
         env = env.copy()
         for key, fact in list(env.facts.items()):
@@ -1117,11 +1090,12 @@ class Flow(ir.NodeVisitor[Env]):
         merged.speakers = frozenset().union(*(out.speakers for out in outs))
         return merged
 
-    def _chunked(self, node: ir.ChunkedEdgeNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def visit_chunked_edge(self, node: ir.ChunkedEdgeNode, at: At) -> Env:
         """The consumer runs on each chunk (at least once) while the producer writes: it starts
         from the state before the producer or after it (its writes may be there or not), on a
         branch of its own (the producer's reply reaches it through the chunk key, not in its
         history). Afterwards both have finished and the chunk key is cleared."""
+        env, path, p = at
         producer, consumer = node.children
         where = f"chunked edge '{node.name}'"
         produced = self.visit_at(producer, env, path)
@@ -1173,7 +1147,8 @@ class Flow(ir.NodeVisitor[Env]):
         )
         return result
 
-    def _race(self, node: ir.RaceNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def visit_race(self, node: ir.RaceNode, at: At) -> Env:
+        env, path, p = at
         if not node.children:
             return env
         self._bounded += 1  # the first to finish ends the others (a loop among them too)
@@ -1187,7 +1162,8 @@ class Flow(ir.NodeVisitor[Env]):
         ]
         return join(ends, f"race '{node.name}'")
 
-    def _fallback(self, node: ir.FallbackNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def visit_fallback(self, node: ir.FallbackNode, at: At) -> Env:
+        env, path, p = at
         where = f"fallback '{node.name}'"
         entry, ends = env, []
         for index, child in enumerate(node.children):
@@ -1203,7 +1179,8 @@ class Flow(ir.NodeVisitor[Env]):
                 )
         return join(ends, where) if ends else env
 
-    def _timeout(self, node: ir.TimeoutNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def visit_timeout(self, node: ir.TimeoutNode, at: At) -> Env:
+        env, path, p = at
         self._bounded += 1  # the time limit ends the body (a loop in it too)
         try:
             out = self._seq(node.children, env, path)
@@ -1214,7 +1191,8 @@ class Flow(ir.NodeVisitor[Env]):
             f"timeout '{node.name}'",
         )
 
-    def _route(self, node: ir.RouteNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def visit_route(self, node: ir.RouteNode, at: At) -> Env:
+        env, path, p = at
         if any(rule.op == "when" for rule in node.rules):
             self.opaque_readers.setdefault(p, node.name)
         # a missing key skips the value rules, but .when() predicates still decide: a route
@@ -1285,7 +1263,8 @@ class Flow(ir.NodeVisitor[Env]):
             return ends if limit is None or exits[-1:] == [True] else later
         return join([*stops, *([("after its last iteration", later)] if limit else [])], where)
 
-    def _map_over(self, node: ir.MapOverNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def visit_map_over(self, node: ir.MapOverNode, at: At) -> Env:
+        env, path, p = at
         where = f"map_over '{node.name}'"
         self._read(node, "map_over", p, Read(node.list_key, "map_over", True), env)
         before = env.facts.get(node.item_key, ABSENT)
