@@ -6,7 +6,9 @@ mistake is. Every public entry point states its parameters' rules with these ins
 Shape of every check: `checked_x(value, agent, field, ..., hint=...)`. `agent` is what the
 argument belongs to (an agent's or a step's name, or a class such as "InMemoryCacheStore"; None
 when there is none), `field` the parameter as the user wrote it, `hint` an example of a right
-value. `where=` places it when it is no agent ("ExecutionConfig(middleware=...) item 2").
+value. `where=` places it when it is no agent ("ExecutionConfig(middleware=...) item 2");
+`shown=` names the argument in the message as the user wrote the call ("C.last_n_turns(n)";
+default: the field).
 """
 
 from __future__ import annotations
@@ -39,24 +41,19 @@ def checked_count(
     most: int | None = None,
     hint: str,
     where: str | None = None,
+    shown: str | None = None,
 ) -> int:
     """A whole number in [least, most] (bools refused)."""
+    name = shown or field
+    what = "a positive whole number" if least == 1 else f"a whole number >= {least}"
+    if most is not None:
+        what = f"a whole number from {least} to {most}"
     if isinstance(value, bool) or not isinstance(value, int):
         raise refuse(
-            f"{field} must be a whole number, got {describe_value(value)}",
-            agent,
-            field,
-            hint,
-            where=where,
+            f"{name} must be {what}, got {describe_value(value)}", agent, field, hint, where=where
         )
-    if value < least:
-        raise refuse(
-            f"{field}={value} is too small (the least is {least})", agent, field, hint, where=where
-        )
-    if most is not None and value > most:
-        raise refuse(
-            f"{field}={value} is too large (the most is {most})", agent, field, hint, where=where
-        )
+    if value < least or (most is not None and value > most):
+        raise refuse(f"{name} must be {what}, got {value}", agent, field, hint, where=where)
     return value
 
 
@@ -130,11 +127,12 @@ def checked_text(
     hint: str,
     what: str = "a non-empty str",
     where: str | None = None,
+    shown: str | None = None,
 ) -> str:
     """A str with something in it besides whitespace."""
     if not isinstance(value, str) or not value.strip():
         got = "an empty str" if isinstance(value, str) else describe_value(value)
-        raise refuse(f"{field} must be {what}, got {got}", agent, field, hint, where=where)
+        raise refuse(f"{shown or field} must be {what}, got {got}", agent, field, hint, where=where)
     return value
 
 

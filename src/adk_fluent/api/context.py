@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from adk_fluent.api.state_steps import S, StateStep
+from adk_fluent.arguments import checked_count, checked_text
 from adk_fluent.errors import BuildError, UnknownSetterError, did_you_mean
 from adk_fluent.ir.context_spec import ContextSpec
 from adk_fluent.ir.state_keys import check_key
@@ -103,12 +104,9 @@ class C(metaclass=_CType):
     @staticmethod
     def last_n_turns(n: int) -> ContextSpec:
         """Only the last n turns (a turn starts at a user message)."""
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise BuildError(
-                f"C.last_n_turns(n) needs a positive int, got {n!r}"[:120],
-                field="context",
-                hint="e.g. C.last_n_turns(3).",
-            )
+        checked_count(
+            n, None, "context", least=1, hint="e.g. C.last_n_turns(3).", shown="C.last_n_turns(n)"
+        )
         return ContextSpec("last_n_turns", turns=n, history_set=True)
 
     @staticmethod
@@ -122,12 +120,14 @@ class C(metaclass=_CType):
     @staticmethod
     def template(text: str) -> ContextSpec:
         """A context block rendered from state: `{key}` required, `{key?}` optional."""
-        if not isinstance(text, str) or not text.strip():
-            raise BuildError(
-                "C.template(text) needs a non-empty template string",
-                field="context",
-                hint="e.g. C.template('Draft: {draft}. Notes: {notes?}').",
-            )
+        checked_text(
+            text,
+            None,
+            "context",
+            what="a non-empty template string",
+            hint="e.g. C.template('Draft: {draft}. Notes: {notes?}').",
+            shown="C.template(text)",
+        )
         return ContextSpec("default", templates=(text,))
 
     @staticmethod
@@ -138,12 +138,14 @@ class C(metaclass=_CType):
     @staticmethod
     def capture_turns(key: str, n: int = 5) -> StateStep:
         """Store the last n turns, as 'author: text' lines, in state[key]."""
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise BuildError(
-                f"C.capture_turns(key, n) needs a positive int n, got {n!r}"[:120],
-                field="n",
-                hint="e.g. C.capture_turns('recent', 3).",
-            )
+        checked_count(
+            n,
+            None,
+            "n",
+            least=1,
+            hint="e.g. C.capture_turns('recent', 3).",
+            shown="C.capture_turns(key, n)",
+        )
         if not isinstance(key, str) or not key:
             raise BuildError(
                 f"C.capture_turns(key, n) needs a state key name, got {key!r}"[:120],

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from adk_fluent.api.expression import Expression, Loop, Timeout, as_step, until
+from adk_fluent.arguments import checked_count, checked_text
 from adk_fluent.errors import BuildError, did_you_mean
 from adk_fluent.ir.names import slug
 from adk_fluent.ir.nodes import (
@@ -37,25 +38,25 @@ class MapOver(Expression):
             ("item_key", item_key),
             ("output_key", output_key),
         ):
-            if not isinstance(key, str) or not key:
-                raise BuildError(
-                    f"map_over needs {label} to be a state key name, not {key!r}",
-                    agent=name,
-                    field=label,
-                    hint="pass a non-empty string, e.g. map_over('docs', body, item_key='doc').",
-                )
+            checked_text(
+                key,
+                name,
+                label,
+                what="a state key name",
+                hint="pass a non-empty string, e.g. map_over('docs', body, item_key='doc').",
+                shown=f"map_over's {label}",
+            )
         super().__init__(name or slug("map", list_key))
         _refuse_key_collisions(self._name, list_key, item_key, output_key)
         self._list_key, self._item_key, self._output_key = list_key, item_key, output_key
         self._body = as_step(body, "map_over")
-        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-            raise BuildError(
-                f"map_over concurrency must be a positive int, got {concurrency!r}",
-                agent=self._name,
-                field="concurrency",
-                hint="concurrency=1 runs items one by one; n > 1 runs up to n at once.",
-            )
-        self._concurrency = concurrency
+        self._concurrency = checked_count(
+            concurrency,
+            self._name,
+            "concurrency",
+            least=1,
+            hint="concurrency=1 runs items one by one; n > 1 runs up to n at once.",
+        )
 
     def _build_ir(self) -> MapOverNode:
         body = self._body.to_ir()
@@ -266,13 +267,13 @@ def gate(
             field="name",
             hint="e.g. gate(..., name='refund_approval')",
         )
-    if not isinstance(message, str) or not message.strip():
-        raise BuildError(
-            f"gate(message=...) must be the question to ask, got {message!r:.40}",
-            agent=name,
-            field="message",
-            hint="e.g. gate(pred, 'Send this refund email?'): it is what the person approves.",
-        )
+    checked_text(
+        message,
+        name,
+        "message",
+        what="the question to ask",
+        hint="e.g. gate(pred, 'Send this refund email?'): it is what the person approves.",
+    )
     approve_words = _gate_words("approve", approve, name)
     reject_words = _gate_words("reject", reject, name)
     both = {w.casefold() for w in approve_words or DEFAULT_APPROVE_WORDS} & {

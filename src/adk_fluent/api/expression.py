@@ -28,6 +28,7 @@ from adk_fluent.adk.native import is_native_agent, native_ir
 from adk_fluent.api.builder import BuilderBase, check_arity, check_name
 from adk_fluent.api.declarations import AgentCallbacks, DeclaresState
 from adk_fluent.api.running import Runnable
+from adk_fluent.arguments import checked_count
 from adk_fluent.errors import BuildError, EmptyCompositeError, describe_value, did_you_mean
 from adk_fluent.ir.edges import (
     CHUNK_UNITS,
@@ -610,10 +611,12 @@ def until(
     `max=None` sets no limit (the loop ends only when the predicate holds or a step escalates);
     `name` names the check step (its events and diagrams show it)."""
     _check_predicate(predicate, "until()", name)
-    if max is not None and (isinstance(max, bool) or not isinstance(max, int) or max < 1):
-        raise BuildError(
-            f"until(max=...) must be a positive int or None, got {describe_value(max)}",
-            field="max",
+    if max is not None:
+        checked_count(
+            max,
+            None,
+            "max",
+            least=1,
             hint="the most iterations to run, e.g. until(pred, max=5); None for no limit.",
         )
     if name is not None:
@@ -650,13 +653,13 @@ def exit_when(predicate: Callable[[Any], bool], *, name: str | None = None) -> L
 
 
 def _check_max_iterations(value: Any, loop: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise BuildError(
-            f"max_iterations must be a positive int, got {describe_value(value)}",
-            agent=loop,
-            field="max_iterations",
-            hint="e.g. Loop(body, max_iterations=3), or body * 3.",
-        )
+    checked_count(
+        value,
+        loop,
+        "max_iterations",
+        least=1,
+        hint="e.g. Loop(body, max_iterations=3), or body * 3.",
+    )
 
 
 class Loop(_Composite, DeclaresState, AgentCallbacks, LoopAgentSetters):

@@ -25,6 +25,7 @@ from typing import Any
 
 from adk_fluent.api.builder import check_name
 from adk_fluent.api.expression import Expression
+from adk_fluent.arguments import checked_text
 from adk_fluent.errors import BuildError, describe_value, with_article
 from adk_fluent.ir.a2a_card import RemoteConnection, card_agent_name, declared_by
 from adk_fluent.ir.nodes import RemoteAgentNode
@@ -171,15 +172,13 @@ def _connection(
                 )
             pairs.append((header, value))
     if bearer_token is not None:
-        if not isinstance(bearer_token, str) or not bearer_token.strip():
-            raise BuildError(
-                "bearer_token= must be a non-empty str"
-                + ("" if isinstance(bearer_token, str) else f", got {type(bearer_token).__name__}"),
-                agent=agent,
-                field="bearer_token",
-                hint="e.g. bearer_token=os.environ['PAYMENTS_TOKEN']; it is sent as "
-                "'Authorization: Bearer <token>'.",
-            )
+        checked_text(
+            bearer_token,
+            agent,
+            "bearer_token",
+            hint="e.g. bearer_token=os.environ['PAYMENTS_TOKEN']; it is sent as "
+            "'Authorization: Bearer <token>'.",
+        )
         if any(ch.isspace() for ch in bearer_token.strip()):
             raise BuildError(
                 "bearer_token= holds white space inside it",

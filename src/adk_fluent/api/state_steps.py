@@ -15,6 +15,7 @@ from typing import Any, Never
 
 from adk_fluent.api.builder import check_arity
 from adk_fluent.api.expression import StateStep, function_step
+from adk_fluent.arguments import checked_count, checked_text
 from adk_fluent.errors import BuildError, with_article
 from adk_fluent.ir import steps
 from adk_fluent.ir.names import slug
@@ -226,24 +227,22 @@ class S:
                 hint=f"the message is the second argument: {hint}.",
             )
         _function(predicate, 1, "S.guard(predicate)", step="guard", field="predicate", hint=hint)
-        if not isinstance(message, str) or not message.strip():
-            raise BuildError(
-                "S.guard(predicate, message) needs a message (str) saying what failed",
-                agent="guard",
-                field="message",
-                hint=hint,
-            )
+        checked_text(
+            message,
+            "guard",
+            "message",
+            what="a str saying what failed",
+            hint=hint,
+            shown="S.guard's message",
+        )
         return StateStep(steps.Guard(predicate, message))
 
     @staticmethod
     def log(*keys: str, level: int = 20) -> StateStep:  # 20 is logging.INFO
         """Log these keys (or the whole state) to the 'adk_fluent.state' logger."""
-        if isinstance(level, bool) or not isinstance(level, int) or level < 0:
-            raise BuildError(
-                f"S.log(level=...) needs a logging level (int), got {level!r:.40}",
-                field="level",
-                hint="e.g. S.log('intent', level=logging.DEBUG)",
-            )
+        checked_count(
+            level, None, "level", least=0, hint="e.g. S.log('intent', level=logging.DEBUG)"
+        )
         return StateStep(steps.Log(_keys(keys, "S.log()", "S.log('intent')"), level))
 
     @staticmethod

@@ -19,6 +19,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from adk_fluent.arguments import checked_count, checked_text
 from adk_fluent.errors import BuildError, describe_value, install_extra
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import BuildOptions, ExecutionConfig
@@ -159,15 +160,10 @@ def serve(
 
 
 def _check_address(host: Any, port: Any) -> None:
-    if not isinstance(host, str) or not host.strip():
-        raise BuildError(
-            f"host must be a non-empty str, got {host!r}",
-            field="host",
-            hint="e.g. host='127.0.0.1' (this machine only) or '0.0.0.0' (every interface).",
-        )
-    if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
-        raise BuildError(
-            f"port must be an int from 1 to 65535, got {port!r}",
-            field="port",
-            hint="e.g. port=8001.",
-        )
+    checked_text(
+        host,
+        None,
+        "host",
+        hint="e.g. host='127.0.0.1' (this machine only) or '0.0.0.0' (every interface).",
+    )
+    checked_count(port, None, "port", least=1, most=65535, hint="e.g. port=8001.")

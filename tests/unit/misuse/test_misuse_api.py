@@ -292,7 +292,7 @@ CASES = [
     case("api-c-from-state-empty", lambda: C.from_state(), "C.from_state()", "at least one"),
     case("api-c-from-state-int", lambda: C.from_state(3), "C.from_state()", "3"),
     case("api-c-template-int", lambda: C.template(42), "C.template", "template string"),
-    case("api-c-last-n-zero", lambda: C.last_n_turns(0), "C.last_n_turns", "positive int"),
+    case("api-c-last-n-zero", lambda: C.last_n_turns(0), "C.last_n_turns", "positive whole number"),
     case("api-c-from-agents-none", lambda: C.from_agents(None), "C.from_agents()", "None"),
     case("api-c-capture-turns-n0", lambda: C.capture_turns("k", 0), "field 'n'", "positive"),
     # -- whole-tree checks -----------------------------------------------------------------------

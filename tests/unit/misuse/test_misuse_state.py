@@ -122,7 +122,7 @@ CASES = [
         "state-guard-message-none",
         lambda: S.guard(bool, None),
         "field 'message'",
-        "needs a message",
+        "must be a str saying what failed",
     ),
     case("state-merge-no-into", lambda: S.merge("a", "b"), "field 'into'", "into="),
     case("state-merge-one-key", lambda: S.merge("a", into="b"), "at least two keys"),
