@@ -6,7 +6,7 @@ Each method hands the engine the expression's IR tree and BuildOptions, never th
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Never, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Never, TypeAlias, TypedDict, TypeVar, Unpack
 
 from adk_fluent.ir.depth import needs_room, recursion_room
 from adk_fluent.ir.nodes import Node
@@ -28,6 +28,53 @@ if TYPE_CHECKING:
     from google.genai.types import Content, Part
 
     from adk_fluent.run.events import AgentEvent
+
+    # The user's message: text, a google.genai Content, or text and Parts (images, files).
+    Prompt: TypeAlias = str | Content | Sequence[str | Part]
+
+
+class TurnOptions(TypedDict, total=False):
+    """The options of one turn: `run()`, `stream()`, `ask()` and `ask_sync()` take the same.
+
+    Attributes:
+        user_id: Whose conversation: with `session_id`, it names the session in the store.
+            Default `"user"`.
+        session_id: The conversation to continue, or to start under this id when the store
+            has none (up to 128 characters). None: a new one-turn session under a fresh id;
+            pass an id of your own to continue a conversation later.
+        state: State to set with this turn: a dict of state keys (`app:` / `user:` prefixes
+            allowed, `temp:` not) to JSON values. It goes with the user's message, so the
+            agents (and `{key}` in instructions) see it from this turn on, every store keeps
+            it, and a rewind to before this turn undoes it.
+        config: App-level settings (app name, middleware, plugins, max_llm_calls, ...). The
+            app name chooses the conversation; the rest changes how turns run.
+        session_store: Where sessions live: None or `"memory"` (in this process), a database
+            URL (`"sqlite:///sessions.db"`, `"postgresql+asyncpg://..."`), or an ADK session
+            service.
+        backend: Models to run on instead of the agents' own, e.g.
+            `adk_fluent.testing.mock_backend({...})`; compared by identity.
+        run_config: ADK's RunConfig for this turn, as it is (instead of the one built from
+            `config` and `streaming`).
+        streaming: `"sse"` streams the models' partial replies (`AgentEvent.is_partial`),
+            `"none"` does not; None: the config's `streaming_mode`.
+        session_service: An ADK session service to use (instead of `session_store`).
+        artifact_service: ADK's artifact service for the tools and agents.
+        memory_service: ADK's memory service for the tools and agents.
+        credential_service: ADK's credential service for the tools.
+    """
+
+    user_id: str
+    session_id: str | None
+    state: Mapping[str, Any] | None
+    config: ExecutionConfig | None
+    session_store: str | BaseSessionService | None
+    backend: Backend | None
+    run_config: RunConfig | None
+    streaming: Literal["sse", "none"] | None
+    session_service: BaseSessionService | None
+    artifact_service: BaseArtifactService | None
+    memory_service: BaseMemoryService | None
+    credential_service: BaseCredentialService | None
 
 
 class Runnable:
@@ -87,24 +134,7 @@ class Runnable:
             runner: Runner = ENGINE.to_runner(ir, self.options, config, target=target, **services)
         return runner
 
-    async def run(
-        self,
-        prompt: str | Content | Sequence[str | Part],
-        *,
-        user_id: str = "user",
-        session_id: str | None = None,
-        state: Mapping[str, Any] | None = None,
-        config: ExecutionConfig | None = None,
-        session_store: str | BaseSessionService | None = None,
-        backend: Backend | None = None,
-        run_config: RunConfig | None = None,
-        streaming: Literal["sse", "none"] | None = None,
-        session_service: BaseSessionService | None = None,
-        artifact_service: BaseArtifactService | None = None,
-        memory_service: BaseMemoryService | None = None,
-        credential_service: BaseCredentialService | None = None,
-        **unknown: Never,
-    ) -> list[AgentEvent]:
+    async def run(self, prompt: Prompt, **options: Unpack[TurnOptions]) -> list[AgentEvent]:
         """Run one turn and return every event the client receives.
 
         A step that fails while running ends the turn with one error event, which is among
@@ -113,32 +143,9 @@ class Runnable:
         Args:
             prompt: The user's message: text, a google.genai `Content`, or a list of text
                 and google.genai `Part`s (images, files).
-            user_id: Whose conversation: with `session_id`, it names the session in the
-                store. Default `"user"`.
-            session_id: The conversation to continue, or to start under this id when the
-                store has none (up to 128 characters). None: a new one-turn session under a
-                fresh id; pass an id of your own to continue a conversation later.
-            state: State to set with this turn: a dict of state keys (`app:` / `user:`
-                prefixes allowed, `temp:` not) to JSON values. It goes with the user's
-                message, so the agents (and `{key}` in instructions) see it from this turn
-                on, every store keeps it, and a rewind to before this turn undoes it.
-            config: App-level settings (app name, middleware, plugins, max_llm_calls, ...).
-                The app name chooses the conversation; the rest changes how turns run.
-            session_store: Where sessions live: None or `"memory"` (in this process), a
-                database URL (`"sqlite:///sessions.db"`, `"postgresql+asyncpg://..."`), or an
-                ADK session service.
-            backend: Models to run on instead of the agents' own, e.g.
-                `adk_fluent.testing.mock_backend({...})`; compared by identity.
-            run_config: ADK's RunConfig for this turn, as it is (instead of the one built
-                from `config` and `streaming`).
-            streaming: `"sse"` streams the models' partial replies (`AgentEvent.is_partial`),
-                `"none"` does not; None: the config's `streaming_mode`.
-            session_service: An ADK session service to use (instead of `session_store`).
-            artifact_service: ADK's artifact service for the tools and agents.
-            memory_service: ADK's memory service for the tools and agents.
-            credential_service: ADK's credential service for the tools.
-            **unknown: Not an option: a misspelt keyword raises BuildError with a
-                did-you-mean (type checkers reject it too).
+            **options: The turn's options (`TurnOptions`: user_id, session_id, state, config,
+                session_store, backend, run_config, streaming and ADK's services). A
+                misspelt one raises BuildError with a did-you-mean; type checkers reject it.
 
         Returns:
             The turn's events in order, as AgentEvents (`.raw` is ADK's Event).
@@ -149,79 +156,15 @@ class Runnable:
         """
         ir = self.to_ir()
         with recursion_room(self.ir_depth()):
-            return await ENGINE.run(
-                ir,
-                self.options,
-                prompt,
-                user_id=user_id,
-                session_id=session_id,
-                state=state,
-                config=config,
-                session_store=session_store,
-                backend=backend,
-                run_config=run_config,
-                streaming=streaming,
-                session_service=session_service,
-                artifact_service=artifact_service,
-                memory_service=memory_service,
-                credential_service=credential_service,
-                **unknown,
-            )
+            return await ENGINE.run(ir, self.options, prompt, **options)
 
-    def stream(
-        self,
-        prompt: str | Content | Sequence[str | Part],
-        *,
-        user_id: str = "user",
-        session_id: str | None = None,
-        state: Mapping[str, Any] | None = None,
-        config: ExecutionConfig | None = None,
-        session_store: str | BaseSessionService | None = None,
-        backend: Backend | None = None,
-        run_config: RunConfig | None = None,
-        streaming: Literal["sse", "none"] | None = None,
-        session_service: BaseSessionService | None = None,
-        artifact_service: BaseArtifactService | None = None,
-        memory_service: BaseMemoryService | None = None,
-        credential_service: BaseCredentialService | None = None,
-        **unknown: Never,
-    ) -> AsyncIterator[AgentEvent]:
+    def stream(self, prompt: Prompt, **options: Unpack[TurnOptions]) -> AsyncIterator[AgentEvent]:
         """Run one turn, yielding its events as they happen.
 
         The arguments are checked when `stream()` is called; the turn starts on the first
         iteration. `streaming="sse"` adds the models' partial replies as they are produced
         (`AgentEvent.is_partial`, docs/streaming.md). Leaving the loop early (`break`) ends
-        the turn where it was.
-
-        Args:
-            prompt: The user's message: text, a google.genai `Content`, or a list of text
-                and google.genai `Part`s (images, files).
-            user_id: Whose conversation: with `session_id`, it names the session in the
-                store. Default `"user"`.
-            session_id: The conversation to continue, or to start under this id when the
-                store has none (up to 128 characters). None: a new one-turn session under a
-                fresh id; pass an id of your own to continue a conversation later.
-            state: State to set with this turn: a dict of state keys (`app:` / `user:`
-                prefixes allowed, `temp:` not) to JSON values. It goes with the user's
-                message, so the agents (and `{key}` in instructions) see it from this turn
-                on, every store keeps it, and a rewind to before this turn undoes it.
-            config: App-level settings (app name, middleware, plugins, max_llm_calls, ...).
-                The app name chooses the conversation; the rest changes how turns run.
-            session_store: Where sessions live: None or `"memory"` (in this process), a
-                database URL (`"sqlite:///sessions.db"`, `"postgresql+asyncpg://..."`), or an
-                ADK session service.
-            backend: Models to run on instead of the agents' own, e.g.
-                `adk_fluent.testing.mock_backend({...})`; compared by identity.
-            run_config: ADK's RunConfig for this turn, as it is (instead of the one built
-                from `config` and `streaming`).
-            streaming: `"sse"` streams the models' partial replies (`AgentEvent.is_partial`),
-                `"none"` does not; None: the config's `streaming_mode`.
-            session_service: An ADK session service to use (instead of `session_store`).
-            artifact_service: ADK's artifact service for the tools and agents.
-            memory_service: ADK's memory service for the tools and agents.
-            credential_service: ADK's credential service for the tools.
-            **unknown: Not an option: a misspelt keyword raises BuildError with a
-                did-you-mean (type checkers reject it too).
+        the turn where it was. `prompt` and `**options` are `run()`'s.
 
         Returns:
             An async iterator of the turn's AgentEvents.
@@ -231,76 +174,13 @@ class Runnable:
                 option, the tree itself): nothing is stored then.
         """
         ir = self.to_ir()
-        events = ENGINE.stream(
-            ir,
-            self.options,
-            prompt,
-            user_id=user_id,
-            session_id=session_id,
-            state=state,
-            config=config,
-            session_store=session_store,
-            backend=backend,
-            run_config=run_config,
-            streaming=streaming,
-            session_service=session_service,
-            artifact_service=artifact_service,
-            memory_service=memory_service,
-            credential_service=credential_service,
-            **unknown,
-        )
+        events = ENGINE.stream(ir, self.options, prompt, **options)
         depth = self.ir_depth()
         return _with_room(events, depth) if needs_room(depth) else events
 
-    async def ask(
-        self,
-        prompt: str | Content | Sequence[str | Part],
-        *,
-        user_id: str = "user",
-        session_id: str | None = None,
-        state: Mapping[str, Any] | None = None,
-        config: ExecutionConfig | None = None,
-        session_store: str | BaseSessionService | None = None,
-        backend: Backend | None = None,
-        run_config: RunConfig | None = None,
-        streaming: Literal["sse", "none"] | None = None,
-        session_service: BaseSessionService | None = None,
-        artifact_service: BaseArtifactService | None = None,
-        memory_service: BaseMemoryService | None = None,
-        credential_service: BaseCredentialService | None = None,
-        **unknown: Never,
-    ) -> str:
-        """Run one turn and return its final reply's text.
-
-        Args:
-            prompt: The user's message: text, a google.genai `Content`, or a list of text
-                and google.genai `Part`s (images, files).
-            user_id: Whose conversation: with `session_id`, it names the session in the
-                store. Default `"user"`.
-            session_id: The conversation to continue, or to start under this id when the
-                store has none (up to 128 characters). None: a new one-turn session under a
-                fresh id; pass an id of your own to continue a conversation later.
-            state: State to set with this turn: a dict of state keys (`app:` / `user:`
-                prefixes allowed, `temp:` not) to JSON values. It goes with the user's
-                message, so the agents (and `{key}` in instructions) see it from this turn
-                on, every store keeps it, and a rewind to before this turn undoes it.
-            config: App-level settings (app name, middleware, plugins, max_llm_calls, ...).
-                The app name chooses the conversation; the rest changes how turns run.
-            session_store: Where sessions live: None or `"memory"` (in this process), a
-                database URL (`"sqlite:///sessions.db"`, `"postgresql+asyncpg://..."`), or an
-                ADK session service.
-            backend: Models to run on instead of the agents' own, e.g.
-                `adk_fluent.testing.mock_backend({...})`; compared by identity.
-            run_config: ADK's RunConfig for this turn, as it is (instead of the one built
-                from `config` and `streaming`).
-            streaming: `"sse"` streams the models' partial replies (`AgentEvent.is_partial`),
-                `"none"` does not; None: the config's `streaming_mode`.
-            session_service: An ADK session service to use (instead of `session_store`).
-            artifact_service: ADK's artifact service for the tools and agents.
-            memory_service: ADK's memory service for the tools and agents.
-            credential_service: ADK's credential service for the tools.
-            **unknown: Not an option: a misspelt keyword raises BuildError with a
-                did-you-mean (type checkers reject it too).
+    async def ask(self, prompt: Prompt, **options: Unpack[TurnOptions]) -> str:
+        """Run one turn and return its final reply's text. `prompt` and `**options` are
+        `run()`'s.
 
         Returns:
             The text of the turn's last final response ("" when there is none).
@@ -313,104 +193,23 @@ class Runnable:
         """
         ir = self.to_ir()
         with recursion_room(self.ir_depth()):
-            return await ENGINE.ask(
-                ir,
-                self.options,
-                prompt,
-                user_id=user_id,
-                session_id=session_id,
-                state=state,
-                config=config,
-                session_store=session_store,
-                backend=backend,
-                run_config=run_config,
-                streaming=streaming,
-                session_service=session_service,
-                artifact_service=artifact_service,
-                memory_service=memory_service,
-                credential_service=credential_service,
-                **unknown,
-            )
+            return await ENGINE.ask(ir, self.options, prompt, **options)
 
-    def ask_sync(
-        self,
-        prompt: str | Content | Sequence[str | Part],
-        *,
-        user_id: str = "user",
-        session_id: str | None = None,
-        state: Mapping[str, Any] | None = None,
-        config: ExecutionConfig | None = None,
-        session_store: str | BaseSessionService | None = None,
-        backend: Backend | None = None,
-        run_config: RunConfig | None = None,
-        streaming: Literal["sse", "none"] | None = None,
-        session_service: BaseSessionService | None = None,
-        artifact_service: BaseArtifactService | None = None,
-        memory_service: BaseMemoryService | None = None,
-        credential_service: BaseCredentialService | None = None,
-        **unknown: Never,
-    ) -> str:
+    def ask_sync(self, prompt: Prompt, **options: Unpack[TurnOptions]) -> str:
         """`ask()` for scripts without an event loop (it runs one with `asyncio.run`).
-
-        Args:
-            prompt: The user's message: text, a google.genai `Content`, or a list of text
-                and google.genai `Part`s (images, files).
-            user_id: Whose conversation: with `session_id`, it names the session in the
-                store. Default `"user"`.
-            session_id: The conversation to continue, or to start under this id when the
-                store has none (up to 128 characters). None: a new one-turn session under a
-                fresh id; pass an id of your own to continue a conversation later.
-            state: State to set with this turn: a dict of state keys (`app:` / `user:`
-                prefixes allowed, `temp:` not) to JSON values. It goes with the user's
-                message, so the agents (and `{key}` in instructions) see it from this turn
-                on, every store keeps it, and a rewind to before this turn undoes it.
-            config: App-level settings (app name, middleware, plugins, max_llm_calls, ...).
-                The app name chooses the conversation; the rest changes how turns run.
-            session_store: Where sessions live: None or `"memory"` (in this process), a
-                database URL (`"sqlite:///sessions.db"`, `"postgresql+asyncpg://..."`), or an
-                ADK session service.
-            backend: Models to run on instead of the agents' own, e.g.
-                `adk_fluent.testing.mock_backend({...})`; compared by identity.
-            run_config: ADK's RunConfig for this turn, as it is (instead of the one built
-                from `config` and `streaming`).
-            streaming: `"sse"` streams the models' partial replies (`AgentEvent.is_partial`),
-                `"none"` does not; None: the config's `streaming_mode`.
-            session_service: An ADK session service to use (instead of `session_store`).
-            artifact_service: ADK's artifact service for the tools and agents.
-            memory_service: ADK's memory service for the tools and agents.
-            credential_service: ADK's credential service for the tools.
-            **unknown: Not an option: a misspelt keyword raises BuildError with a
-                did-you-mean (type checkers reject it too).
+        `prompt` and `**options` are `run()`'s.
 
         Returns:
             The text of the turn's last final response ("" when there is none).
 
         Raises:
             BuildError: A mistake known before the turn runs (the prompt, an id, `state`, an
-                option, the tree itself): nothing is stored then.
-                Also raised when called inside a running event loop (use `await ask()`).
+                option, the tree itself), or ask_sync inside a running event loop.
             RunError: The turn ended with an error event (a failed step).
         """
         ir = self.to_ir()
         with recursion_room(self.ir_depth()):
-            return ENGINE.ask_sync(
-                ir,
-                self.options,
-                prompt,
-                user_id=user_id,
-                session_id=session_id,
-                state=state,
-                config=config,
-                session_store=session_store,
-                backend=backend,
-                run_config=run_config,
-                streaming=streaming,
-                session_service=session_service,
-                artifact_service=artifact_service,
-                memory_service=memory_service,
-                credential_service=credential_service,
-                **unknown,
-            )
+            return ENGINE.ask_sync(ir, self.options, prompt, **options)
 
     async def session(
         self,

@@ -239,7 +239,7 @@ fan: Pipeline = Agent("a") | Agent("b")  # assignment
 
 
 async def turn() -> int:
-    await Agent("a").run("hi", sesion_id="s1")  # arg-type
+    await Agent("a").run("hi", sesion_id="s1")  # call-arg
     return await Agent("a").ask("hi")  # return-value
 """
 
