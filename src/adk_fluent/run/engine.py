@@ -1,11 +1,11 @@
 """The engine: takes an IR tree and its BuildOptions and builds, runs, streams and rewinds it.
 
-It keeps two tables, both keyed by value (`_value_key`):
+It keeps two tables, both keyed by value (`value_key`):
 
 * the compiled Apps and Runners (the CACHED_APPS most recently used): equal trees with equal
   options, config, backend and services share one App; what has no value equality or holds
   state of its own (a backend, middleware, a plugin or service object) counts by identity.
-* the in-memory session stores (`_InMemoryStores`), keyed by the tree and the backend only, so
+* the in-memory session stores (`InMemoryStores`), keyed by the tree and the backend only, so
   a conversation continues across equal configs and outlives its App's eviction.
 
 docs/sessions.md states the rule for users.
@@ -14,16 +14,13 @@ docs/sessions.md states the rule for users.
 from __future__ import annotations
 
 import asyncio
-import weakref
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import AsyncExitStack, aclosing
-from dataclasses import dataclass, fields, is_dataclass
-from enum import Enum
-from types import MethodType
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from adk_fluent.errors import BuildError, RunError, did_you_mean, with_article
+from adk_fluent.errors import BuildError, RunError
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import (
     BuildOptions,
@@ -32,22 +29,42 @@ from adk_fluent.ir.options import (
     check_target,
     visibility_mode,
 )
-from adk_fluent.ir.state_keys import GATE_KEY_PREFIX, RESUME_KEY_PREFIX, key_problem
-from adk_fluent.ir.values import storable_copy
+from adk_fluent.run.cache_keys import (
+    CACHED_APPS,
+    ByIdentity,
+    InMemoryStores,
+    TreeKeys,
+    settings_key,
+    value_key,
+)
 from adk_fluent.run.events import AgentEvent, final_text, first_error
 from adk_fluent.run.stores import (
     append_state_event,
     close_loop_stores,
     ensure_session,
-    is_session_service,
     ready,
     session_service_for,
     session_turn,
     shared_session_service,
 )
+from adk_fluent.run.turn_inputs import (
+    RUN_OPTIONS,
+    SESSION_OPTIONS,
+    adk_run_config,
+    check_config,
+    check_ids,
+    check_settings,
+    check_streaming,
+    checked_state,
+    checked_tree,
+    loop_running,
+    model_for,
+    new_session_id,
+    user_message,
+    with_backend_middleware,
+)
 
 DEFAULT_USER = "user"
-CACHED_APPS = 64  # compiled (App, Runner) entries kept, least recently used out
 
 
 @dataclass
@@ -71,247 +88,22 @@ class Backend(Protocol):
         ...
 
 
-# -- cache keys by value -----------------------------------------------------------------------
-#
-# A key is a value fingerprint: equal (==) inputs give equal keys even when they hold lists or
-# dicts (which have no hash) or are distinct objects built the same way. What has no value
-# equality, or holds state of its own, counts by identity: a backend and the scripted models
-# in it (each with its own queue of replies), a model or tool object, middleware (a call log's
-# records, a circuit breaker's counts), plugins, services. Such an object is "equal" only to
-# itself; the key keeps it alive (or, in the session-store table, watches it die).
-
-
-class _ByIdentity:
-    """A key part for an object compared by identity: equal only to itself, and kept alive by
-    the key, so its id cannot be reused while the key exists."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def __hash__(self) -> int:
-        return id(self.value)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _ByIdentity) and other.value is self.value
-
-
-class _WeakIdentity:
-    """A key part compared by identity that does not keep its object alive: when the object
-    dies, `on_death` runs (the table then drops the entries holding it: no equal key can be
-    made again). An object that takes no weak reference is held like _ByIdentity."""
-
-    __slots__ = ("_hash", "_ref", "__weakref__")
-
-    def __init__(self, value: Any, on_death: Callable[[Any], None]) -> None:
-        self._hash = id(value)
-        try:
-            self._ref: Callable[[], Any] = weakref.ref(value, on_death)
-        except TypeError:
-            self._ref = lambda: value
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    @property
-    def dead(self) -> bool:
-        return self._ref() is None
-
-    def __eq__(self, other: object) -> bool:
-        if other is self:
-            return True
-        if not isinstance(other, _WeakIdentity):
-            return False
-        mine = self._ref()
-        return mine is not None and mine is other._ref()
-
-
-_PLAIN = (str, int, float, bool, bytes, complex, type(None), type, Enum, range)
-
-
-def _value_key(value: Any, by_identity: Callable[[Any], Any], *, conversation: bool = False) -> Any:
-    """A hashable fingerprint of `value`, equal for equal values (see above).
-
-    Trees (IR nodes) and frozen dataclasses count by their fields, tuples and lists by their
-    items, dicts by their items in any order, sets by their members, google.genai data (a
-    GenerateContentConfig, a Content) by its fields; a bound method by its function and the
-    identity of its object. Other hashable values with an `==` of their own count as they are;
-    everything else by identity (`by_identity` makes the part). `conversation`: leave out the
-    middleware attached to nodes (it changes how a turn runs, not whose conversation it is).
-    """
-    seen: dict[int, Any] = {}  # a subtree shared in a tree is fingerprinted once
-
-    def part(item: Any) -> Any:
-        if isinstance(item, _PLAIN):
-            return item
-        known = seen.get(id(item))
-        if known is not None:
-            return known
-        kind = type(item)
-        made: Any
-        if isinstance(item, Node):
-            made = (
-                kind,
-                tuple(
-                    (name, part(field_value))
-                    for name, field_value in sorted(item.__dict__.items())
-                    if not (conversation and name == "middleware")
-                ),
-            )
-        elif isinstance(item, tuple | list):
-            made = (kind, tuple(part(member) for member in item))
-        elif isinstance(item, dict):
-            made = (dict, frozenset((part(k), part(v)) for k, v in item.items()))
-        elif isinstance(item, set | frozenset):
-            made = (frozenset, frozenset(part(member) for member in item))
-        elif is_dataclass(item) and kind.__dataclass_params__.frozen:  # type: ignore[attr-defined]
-            made = (
-                kind,
-                tuple((f.name, part(getattr(item, f.name))) for f in fields(item) if f.compare),
-            )
-        elif _is_genai_data(item):
-            made = (kind, tuple((name, part(v)) for name, v in vars(item).items()))
-        elif isinstance(item, MethodType):
-            made = (MethodType, part(item.__func__), by_identity(item.__self__))
-        elif kind.__eq__ is not object.__eq__ and _hashable(item):  # type: ignore[comparison-overlap]
-            made = item
-        else:
-            made = by_identity(item)
-        seen[id(item)] = made
-        return made
-
-    return part(value)
-
-
-class _TreeKeys:
-    """Fingerprints of trees, remembered by the tree object: a builder hands run() the same
-    frozen tree every turn, so its walk is paid once, not per turn. Holds the last `capacity`
-    trees alive (an id is never reused while its entry exists)."""
-
-    def __init__(self, make: Callable[[Node], Any], capacity: int = 4 * CACHED_APPS) -> None:
-        self._make = make
-        self._keys: OrderedDict[int, tuple[Node, Any]] = OrderedDict()
-        self._capacity = capacity
-
-    def __call__(self, ir: Node) -> Any:
-        known = self._keys.get(id(ir))
-        if known is not None and known[0] is ir:
-            self._keys.move_to_end(id(ir))
-            return known[1]
-        key = self._make(ir)
-        self._keys[id(ir)] = (ir, key)
-        while len(self._keys) > self._capacity:
-            self._keys.popitem(last=False)
-        return key
-
-
-def _settings_key(settings: tuple[Any, ...]) -> Any:
-    """`_value_key` of a turn's settings, without the walk when they hash: hashable values
-    compare by their own `==` (ExecutionConfig and BuildOptions by value, a backend or a
-    service by identity), which is what the walk would give them; it is the usual case."""
-    try:
-        hash(settings)
-    except TypeError:  # a list or dict somewhere (middleware=[...], custom_metadata values)
-        return ("walked", _value_key(settings, _ByIdentity))
-    return ("hashed", settings)
-
-
-def _is_genai_data(value: Any) -> bool:
-    """google.genai's types are plain data (pydantic models without behaviour of their own)."""
-    from pydantic import BaseModel
-
-    return isinstance(value, BaseModel) and type(value).__module__.startswith("google.genai.")
-
-
-def _hashable(value: Any) -> bool:
-    try:
-        hash(value)
-    except TypeError:
-        return False
-    return True
-
-
-class _InMemoryStores:
-    """The in-memory session stores of run() / stream(): one per conversation key, kept apart
-    from the compiled Apps so that a conversation outlives its App's eviction from the cache.
-
-    The key is the tree (without its middleware) and the backend: equal trees share a store,
-    different trees never do (a session id such as "s1" in two pipelines is two
-    conversations). The config, the options and the services choose how a turn runs, not the
-    store (as with a database store, where the app name keeps apps apart). A store lives until
-    the process ends, or until an object its key holds by identity (the backend, a model or
-    tool object in the tree) is garbage: then no equal key can be made again, and it goes.
-    """
-
-    def __init__(self) -> None:
-        self._services: dict[Any, Any] = {}
-        self._watched_parts: dict[Any, tuple[_WeakIdentity, ...]] = {}
-        self._some_died = False  # set by a weak reference's callback; swept at the next lookup
-        # A tree's part of the key is made once per tree object (run() gets the same frozen
-        # tree every turn), not walked again on every turn.
-        self._tree_key = _TreeKeys(lambda ir: _value_key(ir, self._watch, conversation=True))
-
-    def service_for(self, ir: Node, backend: Any) -> Any:
-        self._drop_dead()
-        key = (self._tree_key(ir), _value_key(backend, self._watch))
-        service = self._services.get(key)
-        if service is None:
-            from google.adk.sessions import InMemorySessionService
-
-            service = self._services[key] = InMemorySessionService()
-            self._watched_parts[key] = tuple(_weak_parts(key))
-        return service
-
-    def __len__(self) -> int:
-        self._drop_dead()
-        return len(self._services)
-
-    def _watch(self, value: Any) -> _WeakIdentity:
-        return _WeakIdentity(value, self._noted_death)
-
-    def _noted_death(self, _: Any) -> None:  # may run inside any allocation: only note it
-        self._some_died = True
-
-    def _drop_dead(self) -> None:
-        if not self._some_died:
-            return
-        self._some_died = False
-        for key, parts in list(self._watched_parts.items()):
-            if any(part.dead for part in parts):
-                del self._watched_parts[key]
-                self._services.pop(key, None)
-
-
-def _weak_parts(key: Any) -> list[_WeakIdentity]:
-    """The identity parts inside a key (nested tuples and frozensets)."""
-    found: list[_WeakIdentity] = []
-    todo = [key]
-    while todo:
-        item = todo.pop()
-        if isinstance(item, _WeakIdentity):
-            found.append(item)
-        elif isinstance(item, tuple | frozenset):
-            todo.extend(item)
-    return found
-
-
 class Engine:
     """What the builders' execution methods call, with (IR tree, BuildOptions)."""
 
     def __init__(self, capacity: int = CACHED_APPS) -> None:
         self._bound: OrderedDict[Any, _Bound] = OrderedDict()
         self._capacity = capacity
-        self._stores = _InMemoryStores()
-        self._tree_key = _TreeKeys(lambda ir: _value_key(ir, _ByIdentity))
+        self._stores = InMemoryStores()
+        self._tree_key = TreeKeys(lambda ir: value_key(ir, ByIdentity))
 
     def build(
         self, ir: Node, options: BuildOptions, backend: Any = None, target: Any = None
     ) -> Any:
         from adk_fluent.adk.targets import make_compiler, resolve_target
 
-        checked = _checked(ir, options, backend, None)
-        return make_compiler(checked, _model_for(backend), resolve_target(target)).compile(checked)
+        checked = checked_tree(ir, options, backend, None)
+        return make_compiler(checked, model_for(backend), resolve_target(target)).compile(checked)
 
     def to_app(
         self,
@@ -325,12 +117,12 @@ class Engine:
     ) -> Any:
         from adk_fluent.adk.app import build_app
 
-        _check_config(config)
+        check_config(config)
         mode = visibility_mode(options, config)
         return build_app(
-            _checked(ir, options, backend, mode),
-            _with_backend_middleware(config, backend),
-            _model_for(backend),
+            checked_tree(ir, options, backend, mode),
+            with_backend_middleware(config, backend),
+            model_for(backend),
             visibility_mode=mode,
             client_filters=client_filters,
             target=target,
@@ -395,7 +187,7 @@ class Engine:
             backend,
             tuple(sorted(services.items())),
         )
-        key = (self._tree_key(ir), _settings_key(settings), _ByIdentity(service))
+        key = (self._tree_key(ir), settings_key(settings), ByIdentity(service))
         bound = self._bound.get(key)
         if bound is not None:
             self._bound.move_to_end(key)
@@ -444,7 +236,7 @@ class Engine:
         `state` goes with the user's message as its state delta (ADK's `state_delta`): stored
         with the message's event in every store, in effect before the first agent runs, and
         undone by a rewind to before this turn."""
-        message = _user_message(prompt)
+        message = user_message(prompt)
         if any(part.inline_data or part.file_data for part in message.parts):
             # media a declared agent cannot read; a text prompt needs no check (nor its import)
             from adk_fluent.analysis.contracts.content import prompt_problem
@@ -452,10 +244,10 @@ class Engine:
             problem = prompt_problem(ir, message.parts)
             if problem is not None:
                 raise problem
-        _check_ids(user_id, session_id)
-        _check_settings(config, backend, run_config, session_store, services, _RUN_OPTIONS)
-        _check_streaming(streaming, run_config)
-        state_delta = _checked_state(state)
+        check_ids(user_id, session_id)
+        check_settings(config, backend, run_config, session_store, services, RUN_OPTIONS)
+        check_streaming(streaming, run_config)
+        state_delta = checked_state(state)
         return self._turn(
             (ir, options, config, session_store, backend, services),
             message,
@@ -486,7 +278,7 @@ class Engine:
         await ready(service)
         async with AsyncExitStack() as held:
             if session_id is None:  # a fresh id cannot exist yet: create without looking first
-                session_id = _new_session_id()
+                session_id = new_session_id()
                 await ensure_session(service, app_name, user_id, session_id, fresh=True)
             else:  # one turn per session at a time (stores.session_turn says why)
                 await held.enter_async_context(session_turn(service, app_name, user_id, session_id))
@@ -504,7 +296,7 @@ class Engine:
                 session_id=session_id,
                 new_message=message,
                 state_delta=state_delta or None,
-                run_config=_run_config(bound.config, streaming)
+                run_config=adk_run_config(bound.config, streaming)
                 if run_config is None
                 else run_config,
             )
@@ -536,7 +328,7 @@ class Engine:
         return final_text(events)
 
     def ask_sync(self, ir: Node, options: BuildOptions, prompt: Any, **settings: Any) -> str:
-        if _loop_running():
+        if loop_running():
             raise BuildError(
                 "ask_sync() was called inside a running event loop",
                 agent=ir.name,
@@ -572,8 +364,8 @@ class Engine:
         backend: Any = None,
         **services: Any,
     ) -> Any:
-        _check_ids(user_id, session_id, session_required=True)
-        _check_settings(config, backend, None, session_store, services, _SESSION_OPTIONS)
+        check_ids(user_id, session_id, session_required=True)
+        check_settings(config, backend, None, session_store, services, SESSION_OPTIONS)
         bound = self._bind(ir, options, config, session_store, backend, services)
         await ready(bound.session_service)
         return await bound.session_service.get_session(
@@ -593,8 +385,8 @@ class Engine:
         backend: Any = None,
         **services: Any,
     ) -> None:
-        _check_ids(user_id, session_id, session_required=True)
-        _check_settings(config, backend, None, session_store, services, _SESSION_OPTIONS)
+        check_ids(user_id, session_id, session_required=True)
+        check_settings(config, backend, None, session_store, services, SESSION_OPTIONS)
         bound = self._bind(ir, options, config, session_store, backend, services)
         service = bound.session_service
         await ready(service)
@@ -604,316 +396,6 @@ class Engine:
                 session_id=session_id,
                 rewind_before_invocation_id=before_invocation_id,
             )
-
-
-def _loop_running() -> bool:
-    """Whether this thread is inside a running event loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
-
-
-def _user_message(prompt: Any) -> Any:
-    """A prompt as ADK's user Content: text, a Content, or a list of parts (text, images, files)."""
-    from google.genai import types
-
-    if isinstance(prompt, str):
-        if not prompt.strip():
-            raise BuildError(
-                "the prompt is empty",
-                field="prompt",
-                hint="send the user's words, e.g. pipeline.run('Paris please'); a model "
-                "cannot answer an empty message.",
-            )
-        return types.Content(role="user", parts=[types.Part(text=prompt)])
-    if isinstance(prompt, types.Content):
-        if not prompt.parts:
-            raise BuildError(
-                "the prompt Content has no parts",
-                field="prompt",
-                hint="give it at least one part, e.g. types.Part(text='hello').",
-            )
-        return prompt
-    if isinstance(prompt, list | tuple):
-        if not prompt:
-            raise BuildError(
-                "the prompt is an empty list",
-                field="prompt",
-                hint="give at least one part: text or a google.genai Part.",
-            )
-        parts = []
-        for index, part in enumerate(prompt):
-            if isinstance(part, str):
-                parts.append(types.Part(text=part))
-            elif isinstance(part, types.Part):
-                parts.append(part)
-            else:
-                raise BuildError(
-                    f"prompt[{index}] is {with_article(type(part).__name__)}; a prompt list "
-                    "holds text and google.genai Parts only",
-                    field="prompt",
-                    hint=f"convert it first, e.g. str(value), or "
-                    f"types.Part.from_bytes(data=..., mime_type=...) for a file "
-                    f"(prompt[{index}]).",
-                )
-        return types.Content(role="user", parts=parts)
-    raise BuildError(
-        f"a prompt must be text, a google.genai Content or a list of parts, "
-        f"not {type(prompt).__name__}",
-        field="prompt",
-        hint="e.g. pipeline.run('Paris please') or a list of google.genai Parts.",
-    )
-
-
-MAX_ID_LENGTH = 128  # characters ADK's database schema holds in an id column
-
-
-def _check_ids(user_id: Any, session_id: Any, *, session_required: bool = False) -> None:
-    for field, value, example in (
-        ("user_id", user_id, "user_id='alice' (the default is 'user')"),
-        ("session_id", session_id, "session_id='chat-42', or leave it out for a new session"),
-    ):
-        if value is None and field == "session_id" and not session_required:
-            continue
-        if not isinstance(value, str):
-            raise BuildError(
-                f"{field} must be text, not {type(value).__name__}",
-                field=field,
-                hint=f"pass a non-empty string, e.g. {example}.",
-            )
-        if not value.strip():
-            raise BuildError(
-                f"{field} is empty",
-                field=field,
-                hint=f"pass a non-empty string, e.g. {example}.",
-            )
-        if len(value) > MAX_ID_LENGTH:
-            raise BuildError(
-                f"{field} is {len(value)} characters long; session stores hold up to "
-                f"{MAX_ID_LENGTH}",
-                field=field,
-                hint="use a shorter id, e.g. a uuid4 hex or a hash of the long one.",
-            )
-
-
-_STATE_EXAMPLE = "e.g. state={'city': 'Paris', 'user:language': 'fr'}"
-
-
-def _checked_state(state: Any) -> dict[str, Any] | None:
-    """`run(state=...)`, checked before anything is stored: a mapping of usable state keys to
-    JSON values, returned as a copy (tuples as lists: what a database store gives back)."""
-    if state is None:
-        return None
-    if not isinstance(state, Mapping):
-        raise BuildError(
-            f"state must be a dict of state keys to values, not {type(state).__name__}",
-            field="state",
-            hint=f"{_STATE_EXAMPLE}.",
-        )
-    checked: dict[str, Any] = {}
-    for key, value in state.items():
-        problem = key_problem(key)
-        if problem is not None:
-            raise BuildError(
-                f"state has the key {key!r}: {problem}",
-                field="state",
-                hint=f"state keys are non-empty names, {_STATE_EXAMPLE}.",
-            )
-        if key.startswith("temp:"):
-            # temp: state lasts one invocation and is never stored; and ADK releases differ on
-            # whether a caller's temp: keys reach the agents at all (1.25 drops them).
-            raise BuildError(
-                f"state has the key {key!r}: temp: keys are never stored, and not every ADK "
-                "release shows a caller's temp: keys to the agents",
-                field="state",
-                hint=f"give it as a session key, state={{{key[len('temp:') :]!r}: ...}}, or set "
-                "it inside the pipeline (S.set, a tool, a callback).",
-            )
-        if key.startswith((GATE_KEY_PREFIX, RESUME_KEY_PREFIX)):
-            raise BuildError(
-                f"state has the key {key!r}, which adk-fluent keeps for its gates",
-                field="state",
-                hint="choose another name; a gate's record is set by the gate itself.",
-            )
-        copied, unstorable = storable_copy(value)
-        if unstorable is not None:
-            raise BuildError(
-                f"{unstorable.describe(key)} (session stores keep state as JSON)",
-                field="state",
-                hint=f"{unstorable.hint}.",
-            )
-        checked[key] = copied
-    return checked
-
-
-_SERVICES = ("session_service", "artifact_service", "memory_service", "credential_service")
-# the keyword options of run() / stream() / ask() / ask_sync(), and of session() / rewind()
-_SESSION_OPTIONS = ("user_id", "config", "session_store", "backend", *_SERVICES)
-_RUN_OPTIONS = (
-    "user_id",
-    "session_id",
-    "state",
-    "config",
-    "session_store",
-    "backend",
-    "run_config",
-    "streaming",
-    *_SERVICES,
-)
-STREAMING_MODES = ("none", "sse")
-
-
-def _check_streaming(streaming: Any, run_config: Any) -> None:
-    """`streaming=` is "sse" or "none" (or left out), and not given beside a run_config."""
-    if streaming is None:
-        return
-    if streaming not in STREAMING_MODES:
-        raise BuildError(
-            f"streaming must be 'sse' or 'none', not {streaming!r}",
-            field="streaming",
-            hint=did_you_mean(str(streaming), STREAMING_MODES)
-            or "streaming='sse' sends partial replies as the models produce them.",
-        )
-    if run_config is not None:
-        raise BuildError(
-            "both streaming and run_config were given",
-            field="streaming",
-            hint="set streaming_mode on the RunConfig you pass, or leave run_config out.",
-        )
-
-
-def _check_settings(
-    config: Any,
-    backend: Any,
-    run_config: Any,
-    session_store: Any,
-    services: dict[str, Any],
-    known: tuple[str, ...],
-) -> None:
-    """Every run option has the type it needs; unknown names get a did-you-mean among `known`."""
-    _check_services(services, known)
-    _check_config(config)
-    if backend is not None and not callable(getattr(backend, "model_for", None)):
-        raise BuildError(
-            f"backend must be a test backend such as mock_backend(...), not "
-            f"{type(backend).__name__}",
-            field="backend",
-            hint="from adk_fluent.testing import mock_backend; "
-            "backend=mock_backend({'agent': 'reply'}).",
-        )
-    if run_config is not None:
-        from google.adk.agents.run_config import RunConfig
-
-        if not isinstance(run_config, RunConfig):
-            raise BuildError(
-                f"run_config must be ADK's RunConfig, not {type(run_config).__name__}",
-                field="run_config",
-                hint="from google.adk.agents.run_config import RunConfig; or set "
-                "streaming and max_llm_calls on ExecutionConfig instead.",
-            )
-    if session_store is not None and services.get("session_service") is not None:
-        raise BuildError(
-            "both session_store and session_service were given",
-            field="session_store",
-            hint="give one: session_store='sqlite:///s.db' opens a store, "
-            "session_service=... uses one you built.",
-        )
-
-
-def _check_config(config: Any) -> None:
-    """`config` (of run(), to_app(), to_runner()) is None or an ExecutionConfig."""
-    if config is not None and not isinstance(config, ExecutionConfig):
-        raise BuildError(
-            f"config must be an ExecutionConfig, not {type(config).__name__}",
-            field="config",
-            hint="e.g. config=ExecutionConfig(app_name='support', max_llm_calls=20).",
-        )
-
-
-def _check_services(services: dict[str, Any], known: tuple[str, ...]) -> None:
-    from google.adk.artifacts import BaseArtifactService
-    from google.adk.auth.credential_service.base_credential_service import (
-        BaseCredentialService,
-    )
-    from google.adk.memory import BaseMemoryService
-
-    kinds = {
-        "artifact_service": BaseArtifactService,
-        "memory_service": BaseMemoryService,
-        "credential_service": BaseCredentialService,
-    }
-    for name, value in services.items():
-        if name not in _SERVICES:
-            raise BuildError(
-                f"unknown run option {name!r}",
-                field=name,
-                hint=did_you_mean(name, known) or f"the options are: {', '.join(known)}.",
-            )
-        if value is None:
-            continue
-        if name == "session_service":
-            if not is_session_service(value):
-                raise BuildError(
-                    f"session_service must be an ADK session service, not {type(value).__name__}",
-                    field=name,
-                    hint="e.g. InMemorySessionService(), or session_store='sqlite:///s.db'.",
-                )
-        elif not isinstance(value, kinds[name]):
-            raise BuildError(
-                f"{name} must be an ADK {kinds[name].__name__}, not {type(value).__name__}",
-                field=name,
-                hint=f"pass an instance of {with_article(kinds[name].__name__)} subclass, or "
-                "leave it out.",
-            )
-
-
-def _run_config(config: ExecutionConfig, streaming: str | None = None) -> Any:
-    from google.adk.agents.run_config import RunConfig, StreamingMode
-
-    mode = streaming or config.streaming_mode
-    settings: dict[str, Any] = {
-        "streaming_mode": StreamingMode.SSE if mode == "sse" else StreamingMode.NONE
-    }
-    if config.max_llm_calls is not None:
-        settings["max_llm_calls"] = config.max_llm_calls
-    return RunConfig(**settings)
-
-
-def _with_backend_middleware(config: ExecutionConfig | None, backend: Any) -> Any:
-    """The config with the backend's own middleware first (a replaying backend answers tool
-    calls from its recording through one); unchanged for a backend without any."""
-    extra = tuple(getattr(backend, "middleware", None) or ()) if backend is not None else ()
-    if not extra:
-        return config
-    from dataclasses import replace
-
-    config = config or ExecutionConfig()
-    return replace(config, middleware=(*extra, *config.middleware))
-
-
-def _new_session_id() -> str:
-    import uuid
-
-    return f"session_{uuid.uuid4().hex[:12]}"
-
-
-def _model_for(backend: Any) -> Any:
-    return None if backend is None else backend.model_for
-
-
-def _checked(ir: Node, options: BuildOptions, backend: Any, mode: VisibilityMode | None) -> Node:
-    if backend is not None and hasattr(backend, "check_tree"):
-        backend.check_tree(ir)
-    if options.strict is not None:  # `.strict()`: contract errors refuse the build
-        from adk_fluent.adk.compat import adk_version, behaviour
-        from adk_fluent.analysis.contracts import enforce_strict
-
-        enforce_strict(
-            ir, options.strict, mode or options.visibility_mode, adk_version(), behaviour
-        )
-    return ir
 
 
 ENGINE = Engine()
