@@ -14,14 +14,8 @@
 builders' room and the CLI.
 """
 
-from adk_fluent.remote.boundaries import (
-    Crossing,
-    SplitApps,
-    SplitReport,
-    load_part,
-    to_apps,
-    write_agent_folders,
-)
+from adk_fluent.remote.agent_folders import load_part, write_agent_folders
+from adk_fluent.remote.boundaries import Crossing, SplitApps, SplitReport, to_apps
 from adk_fluent.remote.cards import StateInterface, agent_card, state_interface
 from adk_fluent.remote.directory import CardDirectory
 from adk_fluent.remote.serve import a2a_app, serve
