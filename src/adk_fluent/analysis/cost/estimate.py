@@ -99,8 +99,9 @@ def _tools_of(node: LlmAgentNode) -> tuple[Any, ...]:
 
 
 @dataclass
-class _TreeNames:
-    """The names each per-name map of the assumptions may use, from one walk of the tree."""
+class _TreeNames(NodeVisitor[None, None]):
+    """The names each per-name map of the assumptions may use: one case per node type, each
+    adding what its own node names (`of` visits every node of the tree once)."""
 
     agents: set[str] = field(default_factory=set)
     loops: set[str] = field(default_factory=set)
@@ -114,26 +115,46 @@ class _TreeNames:
     def of(cls, root: Node) -> _TreeNames:
         names = cls()
         for node in root.walk():
-            if isinstance(node, LlmAgentNode):
-                names.agents.add(node.name)
-                names.tools.update(tree.name for tree in node.attached)
-                for child in node.children:  # delegates: keyed like route branches
-                    names.branches.update((child.name, f"{node.name}/{child.name}"))
-            elif isinstance(node, NativeAgentNode):
-                names.agents.update(node.llm_agents)
-            elif isinstance(node, LoopAgentNode):
-                names.loops.add(node.name)
-            elif isinstance(node, MapOverNode):
-                names.maps.add(node.name)
-            elif isinstance(node, FallbackNode):
-                names.fallback_children.update(child.name for child in node.children)
-            elif isinstance(node, ChunkedEdgeNode):
-                names.edges.add(node.name)
-            elif isinstance(node, RouteNode):
-                for index in range(len(node.children)):
-                    for key in _rule_keys(node, index):
-                        names.branches.update((key, f"{node.name}/{key}"))
+            names.visit(node, None)
         return names
+
+    def visit_llm_agent(self, node: LlmAgentNode, ctx: None) -> None:
+        self.agents.add(node.name)
+        self.tools.update(tree.name for tree in node.attached)
+        for child in node.children:  # delegates: keyed like route branches
+            self.branches.update((child.name, f"{node.name}/{child.name}"))
+
+    def visit_native_agent(self, node: NativeAgentNode, ctx: None) -> None:
+        self.agents.update(node.llm_agents)
+
+    def visit_loop_agent(self, node: LoopAgentNode, ctx: None) -> None:
+        self.loops.add(node.name)
+
+    def visit_map_over(self, node: MapOverNode, ctx: None) -> None:
+        self.maps.add(node.name)
+
+    def visit_fallback(self, node: FallbackNode, ctx: None) -> None:
+        self.fallback_children.update(child.name for child in node.children)
+
+    def visit_chunked_edge(self, node: ChunkedEdgeNode, ctx: None) -> None:
+        self.edges.add(node.name)
+
+    def visit_route(self, node: RouteNode, ctx: None) -> None:
+        for index in range(len(node.children)):
+            for key in _rule_keys(node, index):
+                self.branches.update((key, f"{node.name}/{key}"))
+
+    # nothing in the assumptions is keyed by these nodes' names
+    def visit_sequential_agent(self, node: SequentialAgentNode, ctx: None) -> None: ...
+    def visit_parallel_agent(self, node: ParallelAgentNode, ctx: None) -> None: ...
+    def visit_until(self, node: UntilNode, ctx: None) -> None: ...
+    def visit_transform(self, node: TransformNode, ctx: None) -> None: ...
+    def visit_gate(self, node: GateNode, ctx: None) -> None: ...
+    def visit_tap(self, node: TapNode, ctx: None) -> None: ...
+    def visit_timeout(self, node: TimeoutNode, ctx: None) -> None: ...
+    def visit_race(self, node: RaceNode, ctx: None) -> None: ...
+    def visit_remote_agent(self, node: RemoteAgentNode, ctx: None) -> None: ...
+    def visit_boundary(self, node: BoundaryNode, ctx: None) -> None: ...
 
     def known(self, field_name: str) -> set[str]:
         return {
