@@ -1,6 +1,6 @@
 """Model prices: what one call costs from its token counts (USD per million tokens).
 
-Plain data, used by cost attribution (telemetry/), the cost estimate (analysis/cost.py) and
+Plain data, used by cost attribution (telemetry/), the cost estimate (analysis/cost/) and
 cost-aware model selection (ir/model_selection.py). The defaults are Google's published
 paid-tier prices for the Gemini API as of 2026-11 (https://ai.google.dev/gemini-api/docs/pricing);
 prices change, so a deployment that bills on them should pass its own table:

@@ -1,6 +1,6 @@
 """adk-fluent telemetry: adk-fluent's view of the tree on ADK's own OpenTelemetry spans, the
 tokens and cost of every model call per agent and invocation, a report (docs/telemetry.md), and
-the estimate of what a tree will cost before it runs (analysis/cost.py).
+the estimate of what a tree will cost before it runs (analysis/cost/).
 
 Both are middleware (the protocol in ir/middleware.py), compiled into the one middleware plugin.
 """
