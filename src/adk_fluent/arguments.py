@@ -1,7 +1,8 @@
-"""The one place argument rules are written: each check returns the value (normalised) or raises a
+"""The argument rules many entry points share (a whole number, a non-empty str, one of some
+choices, a function, ...), written once: each check returns the value (normalised) or raises a
 BuildError naming the agent (or step, or object), the field and a hint, at the call where the
-mistake is. Every public entry point states its parameters' rules with these instead of an
-`if ...: raise BuildError(...)` of its own.
+mistake is. An entry point states these rules with the checks; a rule of its own alone it
+raises as a BuildError itself.
 
 Shape of every check: `checked_x(value, agent, field, ..., hint=...)`. `agent` is what the
 argument belongs to (an agent's or a step's name, or a class such as "InMemoryCacheStore"; None
@@ -20,7 +21,7 @@ from typing import Any
 from adk_fluent.errors import BuildError, describe_value, did_you_mean
 
 
-def refuse(
+def _refuse(
     message: str,
     agent: str | None,
     field: str | None,
@@ -28,7 +29,7 @@ def refuse(
     *,
     where: str | None = None,
 ) -> BuildError:
-    """The BuildError a check raises (`raise refuse(...)`), for rules no check below states."""
+    """The BuildError every check below raises (a rule no check states raises BuildError itself)."""
     return BuildError(message, agent=agent, field=field, hint=hint, where=where)
 
 
@@ -49,11 +50,11 @@ def checked_count(
     if most is not None:
         what = f"a whole number from {least} to {most}"
     if isinstance(value, bool) or not isinstance(value, int):
-        raise refuse(
+        raise _refuse(
             f"{name} must be {what}, got {describe_value(value)}", agent, field, hint, where=where
         )
     if value < least or (most is not None and value > most):
-        raise refuse(f"{name} must be {what}, got {value}", agent, field, hint, where=where)
+        raise _refuse(f"{name} must be {what}, got {value}", agent, field, hint, where=where)
     return value
 
 
@@ -70,7 +71,7 @@ def checked_number(
 ) -> float:
     """A finite real number (int or float, bools refused) in [least, most], or > `above`."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise refuse(
+        raise _refuse(
             f"{field} must be a number, got {describe_value(value)}",
             agent,
             field,
@@ -78,13 +79,13 @@ def checked_number(
             where=where,
         )
     if not math.isfinite(value):
-        raise refuse(f"{field} must be finite, got {value}", agent, field, hint, where=where)
+        raise _refuse(f"{field} must be finite, got {value}", agent, field, hint, where=where)
     if least is not None and value < least:
-        raise refuse(f"{field}={value} must be at least {least}", agent, field, hint, where=where)
+        raise _refuse(f"{field}={value} must be at least {least}", agent, field, hint, where=where)
     if most is not None and value > most:
-        raise refuse(f"{field}={value} must be at most {most}", agent, field, hint, where=where)
+        raise _refuse(f"{field}={value} must be at most {most}", agent, field, hint, where=where)
     if above is not None and value <= above:
-        raise refuse(f"{field}={value} must be more than {above}", agent, field, hint, where=where)
+        raise _refuse(f"{field}={value} must be more than {above}", agent, field, hint, where=where)
     return float(value)
 
 
@@ -99,7 +100,7 @@ def checked_seconds(
 ) -> float:
     """A number of seconds (>= 0, or > 0 when `positive`), bools refused."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise refuse(
+        raise _refuse(
             f"{field} must be a number of seconds, got {describe_value(value)}",
             agent,
             field,
@@ -107,9 +108,9 @@ def checked_seconds(
             where=where,
         )
     if not math.isfinite(value):
-        raise refuse(f"{field} must be finite, got {value}", agent, field, hint, where=where)
+        raise _refuse(f"{field} must be finite, got {value}", agent, field, hint, where=where)
     if value < 0 or (positive and value == 0):
-        raise refuse(
+        raise _refuse(
             f"{field}={value} must be {'more than' if positive else 'at least'} 0",
             agent,
             field,
@@ -132,7 +133,9 @@ def checked_text(
     """A str with something in it besides whitespace."""
     if not isinstance(value, str) or not value.strip():
         got = "an empty str" if isinstance(value, str) else describe_value(value)
-        raise refuse(f"{shown or field} must be {what}, got {got}", agent, field, hint, where=where)
+        raise _refuse(
+            f"{shown or field} must be {what}, got {got}", agent, field, hint, where=where
+        )
     return value
 
 
@@ -147,7 +150,7 @@ def checked_texts(
 ) -> tuple[str, ...]:
     """A list or tuple of non-empty strs (a bare str is refused: it is one item, not a list)."""
     if isinstance(value, str) or not isinstance(value, list | tuple):
-        raise refuse(
+        raise _refuse(
             f"{field} must be a list of str, got {describe_value(value)}",
             agent,
             field,
@@ -155,7 +158,7 @@ def checked_texts(
             where=where,
         )
     if not value and not empty:
-        raise refuse(f"{field} is empty", agent, field, hint, where=where)
+        raise _refuse(f"{field} is empty", agent, field, hint, where=where)
     for index, item in enumerate(value):
         checked_text(item, agent, f"{field}[{index}]", hint=hint, where=where)
     return tuple(value)
@@ -177,7 +180,7 @@ def checked_choice(
     listed = ", ".join(repr(option) for option in options)
     near = did_you_mean(value, options) if isinstance(value, str) else None
     advice = " ".join(part for part in (near, hint) if part) or None
-    raise refuse(
+    raise _refuse(
         f"{field} must be one of {listed}, got {describe_value(value)}",
         agent,
         field,
@@ -198,7 +201,7 @@ def checked_instance(
 ) -> Any:
     """An instance of `types` (`what` says it in words: "an ExecutionConfig")."""
     if not isinstance(value, types):
-        raise refuse(
+        raise _refuse(
             f"{field} must be {what}, got {describe_value(value)}", agent, field, hint, where=where
         )
     return value
@@ -209,7 +212,7 @@ def checked_callable(
 ) -> Any:
     """A function (or any callable that is not a class)."""
     if not callable(value) or isinstance(value, type):
-        raise refuse(
+        raise _refuse(
             f"{field} must be a function, got {describe_value(value)}",
             agent,
             field,
@@ -228,9 +231,9 @@ def checked_exceptions(on: Any, agent: str | None) -> tuple[type[Exception], ...
     )
     classes = (on,) if isinstance(on, type) else on
     if isinstance(classes, tuple | list) and not classes:
-        raise refuse("on is empty, so no error would ever be handled", agent, "on", hint)
+        raise _refuse("on is empty, so no error would ever be handled", agent, "on", hint)
     if not isinstance(classes, tuple | list):
-        raise refuse(
+        raise _refuse(
             f"on must be an exception class or a tuple of them, got {describe_value(on)}",
             agent,
             "on",
@@ -244,5 +247,5 @@ def checked_exceptions(on: Any, agent: str | None) -> tuple[type[Exception], ...
                 if isinstance(item, type) and issubclass(item, BaseException)
                 else f"{describe_value(item)} is not an exception class"
             )
-            raise refuse(f"on: {what}", agent, "on", hint)
+            raise _refuse(f"on: {what}", agent, "on", hint)
     return tuple(classes)
