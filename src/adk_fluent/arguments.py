@@ -14,6 +14,7 @@ default: the field).
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Iterable
 from typing import Any
@@ -249,3 +250,36 @@ def checked_exceptions(on: Any, agent: str | None) -> tuple[type[Exception], ...
             )
             raise _refuse(f"on: {what}", agent, "on", hint)
     return tuple(classes)
+
+
+def checked_function(
+    value: Any,
+    agent: str | None,
+    field: str,
+    *,
+    takes: int,
+    what: str,
+    hint: str,
+    classes: bool = True,
+) -> Any:
+    """A callable that can be called with `takes` positional arguments (defaults and *args are
+    fine; one whose signature Python cannot read is accepted); `classes=False` refuses a class
+    (a predicate). `what` names it in the message: "S.guard(predicate)", "tap(fn)"."""
+    if not callable(value) or (isinstance(value, type) and not classes):
+        raise _refuse(f"{what} needs a function, got {describe_value(value)}", agent, field, hint)
+    try:
+        signature = inspect.signature(value)
+    except (TypeError, ValueError):
+        return value
+    try:
+        signature.bind(*range(takes))
+    except TypeError:
+        params = ", ".join(signature.parameters) or "nothing"
+        name = getattr(value, "__name__", type(value).__name__)
+        raise _refuse(
+            f"{what} is called with {takes} argument(s), but {name}({params}) cannot take that",
+            agent,
+            field,
+            hint,
+        ) from None
+    return value

@@ -14,10 +14,11 @@ from adk_fluent_generated.ir_nodes import LlmAgentNode
 from adk_fluent.adk.native import agent_tool_spec, is_adk_agent_tool, is_native_agent
 from adk_fluent.adk.tools import confirmed_tool, is_model_object
 from adk_fluent.api.agent_tool import AgentTool
-from adk_fluent.api.builder import BuilderBase, check_arity
+from adk_fluent.api.builder import BuilderBase
 from adk_fluent.api.declarations import AgentCallbacks, DeclaresState
 from adk_fluent.api.expression import Expression, as_delegate
 from adk_fluent.api.inject import check_resources, inject_tools
+from adk_fluent.arguments import checked_function
 from adk_fluent.errors import AdkFluentWarning, BuildError, describe_value
 from adk_fluent.ir.content import ContentSpec, parse_modalities
 from adk_fluent.ir.context_spec import ContextSpec
@@ -83,12 +84,12 @@ def _check_instruction(agent: str, instruction: Any) -> None:
             hint="e.g. .instruct('Answer the {topic} question.'), or a function of the "
             "ReadonlyContext returning text.",
         )
-    check_arity(
+    checked_function(
         instruction,
-        1,
+        agent,
+        "instruction",
+        takes=1,
         what="an instruction function",
-        agent=agent,
-        field="instruction",
         hint="take the ReadonlyContext ADK passes: def instruction(ctx): return '...'.",
     )
 

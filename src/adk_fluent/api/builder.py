@@ -7,7 +7,6 @@ builder derives from `expression.Expression`, which has both.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, Self
@@ -20,6 +19,7 @@ from adk_fluent.adk.compat import (
     installed_fields,
 )
 from adk_fluent.adk.compile import callback_keywords, takes_keywords
+from adk_fluent.arguments import checked_function
 from adk_fluent.errors import BuildError, FieldNotInstalledError, UnknownSetterError, did_you_mean
 from adk_fluent.ir.depth import recursion_room, tree_depth, walking
 from adk_fluent.ir.middleware import check_middleware
@@ -39,35 +39,6 @@ def check_name(name: object, what: str = "agent") -> None:
             hint="ADK agent names must be Python identifiers (letters, digits, underscores, "
             "not starting with a digit) and must not be 'user', e.g. 'writer' or 'step_2'.",
         )
-
-
-def check_arity(
-    fn: Callable[..., Any],
-    count: int,
-    *,
-    what: str,
-    agent: str | None,
-    field: str,
-    hint: str,
-) -> None:
-    """Refuse at build a function that cannot be called with `count` positional arguments
-    (defaults and *args are fine); one whose signature Python cannot read is accepted."""
-    try:
-        signature = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return
-    try:
-        signature.bind(*range(count))
-    except TypeError:
-        takes = [p.name for p in signature.parameters.values()]
-        shown = ", ".join(takes) if takes else "nothing"
-        raise BuildError(
-            f"{what} is called with {count} argument(s), but "
-            f"{getattr(fn, '__name__', type(fn).__name__)}({shown}) cannot take that",
-            agent=agent,
-            field=field,
-            hint=hint,
-        ) from None
 
 
 def builder_children(builder: Any) -> list[BuilderBase]:
@@ -234,12 +205,12 @@ class BuilderBase:
                 )
             # ADK passes these by keyword; one that does not take them gets them in order
             if keywords is not None and not takes_keywords(callback, keywords):
-                check_arity(
+                checked_function(
                     callback,
-                    len(keywords),
+                    self._name,
+                    field,
+                    takes=len(keywords),
                     what=f"ADK's {field}",
-                    agent=self._name,
-                    field=field,
                     hint=f"take ADK's arguments, by these names or in this order: "
                     f"{', '.join(keywords)}.",
                 )

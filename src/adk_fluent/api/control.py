@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any, NoReturn
 
 from adk_fluent.api.expression import Expression, Loop, Timeout, as_step, until
-from adk_fluent.arguments import checked_count, checked_text
+from adk_fluent.arguments import checked_count, checked_function, checked_text
 from adk_fluent.errors import BuildError, did_you_mean
 from adk_fluent.ir.names import slug
 from adk_fluent.ir.nodes import (
@@ -162,45 +161,6 @@ class Gate(Expression):
         )
 
 
-def _takes_one_argument(fn: Callable[..., Any]) -> bool | None:
-    """Whether fn can be called with exactly one positional argument (None: cannot tell)."""
-    try:
-        signature = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return None
-    try:
-        signature.bind(object())
-    except TypeError:
-        return False
-    return True
-
-
-def _check_state_function(fn: Any, what: str, agent: str, field: str, example: str) -> None:
-    """A function a step calls with the state: callable, and taking exactly that one argument."""
-    if not callable(fn):
-        raise BuildError(
-            f"{what} needs a function taking the state, got {type(fn).__name__}",
-            agent=agent,
-            field=field,
-            hint=f"e.g. {example}",
-        )
-    if _takes_one_argument(fn) is False:
-        raise BuildError(
-            f"{what} calls the function with one argument (the state), but its signature is "
-            f"{_signature_text(fn)}",
-            agent=agent,
-            field=field,
-            hint=f"take exactly one parameter, e.g. {example}",
-        )
-
-
-def _signature_text(fn: Callable[..., Any]) -> str:
-    try:
-        return f"({', '.join(inspect.signature(fn).parameters)})"
-    except (TypeError, ValueError):
-        return "unknown"
-
-
 def _gate_words(label: str, given: Any, name: str) -> tuple[str, ...]:
     """The accepted replies as given (stripped, in order, without repeats)."""
     if given is None:
@@ -290,12 +250,13 @@ def gate(
     if isinstance(predicate, bool):
         always = predicate
         predicate = lambda state: always  # noqa: E731
-    _check_state_function(
+    checked_function(
         predicate,
-        "gate(predicate, ...)",
         name,
         "predicate",
-        "gate(lambda state: state['amount'] > 100, 'Approve?')",
+        takes=1,
+        what="gate(predicate, ...)",
+        hint="it takes the state: gate(lambda state: state['amount'] > 100, 'Approve?')",
     )
     return Gate(predicate, message, name, approve_words, reject_words)
 
@@ -334,7 +295,9 @@ class Tap(Expression):
                 field="name",
                 hint="e.g. tap(log_state, name='log_state')",
             )
-        _check_state_function(fn, "tap(fn)", label, "fn", "tap(lambda state: print(state))")
+        checked_function(
+            fn, label, "fn", takes=1, what="tap(fn)", hint="tap(lambda state: print(state))"
+        )
         super().__init__(label)
         self._fn = fn
 

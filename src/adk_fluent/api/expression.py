@@ -25,10 +25,10 @@ from adk_fluent_generated.builder_bases import (
 from adk_fluent_generated.ir_nodes import LoopAgentNode, ParallelAgentNode, SequentialAgentNode
 
 from adk_fluent.adk.native import is_native_agent, native_ir
-from adk_fluent.api.builder import BuilderBase, check_arity, check_name
+from adk_fluent.api.builder import BuilderBase, check_name
 from adk_fluent.api.declarations import AgentCallbacks, DeclaresState
 from adk_fluent.api.running import Runnable
-from adk_fluent.arguments import checked_count
+from adk_fluent.arguments import checked_count, checked_function
 from adk_fluent.errors import BuildError, EmptyCompositeError, describe_value, did_you_mean
 from adk_fluent.ir.edges import (
     CHUNK_UNITS,
@@ -167,12 +167,12 @@ class StateStep(Expression):
 
 def function_step(fn: Callable[[Any], Any]) -> StateStep:
     """A plain `fn(state) -> dict | None` as a step; the dict is merged into state."""
-    check_arity(
+    checked_function(
         fn,
-        1,
+        getattr(fn, "__name__", None),
+        "step",
+        takes=1,
         what="a function step",
-        agent=getattr(fn, "__name__", None),
-        field="step",
         hint="a function step takes the state and returns a dict of changes (or None): "
         "def step(state): return {'total': state['a'] + state['b']}.",
     )
@@ -497,21 +497,15 @@ class FanOut(_Composite, DeclaresState, AgentCallbacks, ParallelAgentSetters):
                 )
             record = FanOutMerge(how, into, "\n\n" if separator is None else separator)
         else:
-            if not callable(how) or isinstance(how, type):
-                raise BuildError(
-                    f".merge() takes 'dict', 'concat' or a function, not {describe_value(how)}",
-                    agent=where,
-                    field="merge",
-                    hint="e.g. .merge(lambda outputs: max(outputs.values(), key=len), into='best').",
-                )
-            check_arity(
+            checked_function(
                 how,
-                1,
-                what="a merge reducer",
-                agent=where,
-                field="merge",
+                where,
+                "merge",
+                takes=1,
+                what=".merge() (besides 'dict' and 'concat')",
                 hint="the reducer takes one dict {branch name: output}: "
                 "def best(outputs): return max(outputs.values(), key=len).",
+                classes=False,
             )
             if separator is not None:
                 raise BuildError(
@@ -583,21 +577,15 @@ class Until:
     name: str | None = None  # the check step's name (default: '<loop>__until')
 
 
-def _check_predicate(predicate: Any, what: str, name: str | None) -> None:
-    if not callable(predicate) or isinstance(predicate, type):
-        raise BuildError(
-            f"{what} needs a callable predicate taking the state, got {describe_value(predicate)}",
-            agent=name,
-            field="predicate",
-            hint="e.g. lambda state: state.get('done') == 'yes'.",
-        )
-    check_arity(
+def _checked_predicate(predicate: Any, what: str, name: str | None) -> None:
+    checked_function(
         predicate,
-        1,
+        name,
+        "predicate",
+        takes=1,
         what=f"{what}'s predicate",
-        agent=name,
-        field="predicate",
         hint="the predicate takes the state: lambda state: state.get('done') == 'yes'.",
+        classes=False,
     )
 
 
@@ -610,7 +598,7 @@ def until(
     """Loop condition for `body * until(pred, max=...)`: checked after every iteration.
     `max=None` sets no limit (the loop ends only when the predicate holds or a step escalates);
     `name` names the check step (its events and diagrams show it)."""
-    _check_predicate(predicate, "until()", name)
+    _checked_predicate(predicate, "until()", name)
     if max is not None:
         checked_count(
             max,
@@ -629,7 +617,7 @@ class LoopExit(Expression):
     holds (see `exit_when`)."""
 
     def __init__(self, predicate: Callable[[Any], bool], name: str | None = None) -> None:
-        _check_predicate(predicate, "exit_when()", name)
+        _checked_predicate(predicate, "exit_when()", name)
         super().__init__(name or "exit_when")
         self._predicate = predicate
 

@@ -12,8 +12,9 @@ import math
 from collections.abc import Callable
 from typing import Any, Self
 
-from adk_fluent.api.builder import check_arity, check_name
+from adk_fluent.api.builder import check_name
 from adk_fluent.api.expression import Expression, as_step
+from adk_fluent.arguments import checked_function
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.names import slug
 from adk_fluent.ir.nodes import RouteNode, RouteRule
@@ -46,12 +47,12 @@ class Route(Expression):
                 "of one label) normalises both sides.",
             )
         if callable(normalize) and not isinstance(normalize, bool):
-            check_arity(
+            checked_function(
                 normalize,
-                1,
+                where,
+                "normalize",
+                takes=1,
                 what="normalize",
-                agent=where,
-                field="normalize",
                 hint="normalize takes one label and returns its comparable form, e.g. str.lower.",
             )
         super().__init__(where)
@@ -123,21 +124,14 @@ class Route(Expression):
     def when(self, predicate: Callable[[Any], bool], branch: Any) -> Self:
         """Branch when `predicate(state)` is true. The predicate is asked whether or not the
         route's key is set (it reads the whole state); value rules never match a missing key."""
-        if not callable(predicate) or isinstance(predicate, type):
-            raise BuildError(
-                f"Route.when(predicate, branch) needs a callable predicate, got "
-                f"{describe_value(predicate)}",
-                agent=self._name,
-                field="when",
-                hint="e.g. .when(lambda state: state.get('score', 0) > 3, agent).",
-            )
-        check_arity(
+        checked_function(
             predicate,
-            1,
-            what="a Route.when predicate",
-            agent=self._name,
-            field="when",
+            self._name,
+            "when",
+            takes=1,
+            what="Route.when(predicate, branch)",
             hint="the predicate takes the state: .when(lambda state: state.get('vip'), agent).",
+            classes=False,
         )
         return self._add("when", predicate, branch)
 

@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Never
 
-from adk_fluent.api.builder import check_arity
 from adk_fluent.api.expression import StateStep, function_step
-from adk_fluent.arguments import checked_count, checked_text
-from adk_fluent.errors import BuildError, with_article
+from adk_fluent.arguments import checked_count, checked_function, checked_text
+from adk_fluent.errors import BuildError
 from adk_fluent.ir import steps
 from adk_fluent.ir.names import slug
 from adk_fluent.ir.state_keys import check_key
@@ -53,22 +52,6 @@ def _constants(kind: str, values: dict[str, Any], example: str) -> tuple[tuple[s
             )
         pairs.append((key, copy))
     return tuple(pairs)
-
-
-def _function(
-    fn: object, count: int, what: str, *, step: str, field: str, hint: str
-) -> Callable[..., Any]:
-    """A callable that accepts `count` positional arguments, or a BuildError."""
-    if not callable(fn):
-        shown = type(fn).__name__
-        raise BuildError(
-            f"{what} needs a function, got {with_article(shown)}",
-            agent=step,
-            field=field,
-            hint=hint,
-        )
-    check_arity(fn, count, what=what, agent=step, field=field, hint=hint)
-    return fn
 
 
 class S:
@@ -111,12 +94,12 @@ class S:
             )
         _keys((into,), "S.merge(into=...)", example, step=step)
         if fn is not None:
-            _function(
+            checked_function(
                 fn,
-                len(keys),
-                f"S.merge(fn=...) over {len(keys)} keys",
-                step=step,
-                field="fn",
+                step,
+                "fn",
+                takes=len(keys),
+                what=f"S.merge(fn=...) over {len(keys)} keys",
                 hint=f"fn receives the {len(keys)} values in order, e.g. "
                 "S.merge('a', 'b', into='total', fn=lambda a, b: a + b)",
             )
@@ -184,12 +167,12 @@ class S:
         """Replace state[key] with fn(state[key]) (the key must exist)."""
         _keys((key,), "S.transform()", "S.transform('n', int)")
         step = slug("transform", key)
-        _function(
+        checked_function(
             fn,
-            1,
-            f"S.transform('{key}', fn)",
-            step=step,
-            field="fn",
+            step,
+            "fn",
+            takes=1,
+            what=f"S.transform('{key}', fn)",
             hint="fn receives the current value, e.g. S.transform('score', float)",
         )
         return StateStep(steps.Transform(key, fn))
@@ -203,12 +186,12 @@ class S:
         step = slug("compute", *sorted(fns))
         _keys(tuple(fns), "S.compute()", example, step=step)
         for key, fn in fns.items():
-            _function(
+            checked_function(
                 fn,
-                1,
-                f"S.compute({key}=fn)",
-                step=step,
-                field=key,
+                step,
+                key,
+                takes=1,
+                what=f"S.compute({key}=fn)",
                 hint=f"fn receives the (read-only) state, e.g. {example}",
             )
         return StateStep(steps.Compute(tuple(sorted(fns.items()))))
@@ -226,7 +209,9 @@ class S:
                 field=next(iter(unknown)),
                 hint=f"the message is the second argument: {hint}.",
             )
-        _function(predicate, 1, "S.guard(predicate)", step="guard", field="predicate", hint=hint)
+        checked_function(
+            predicate, "guard", "predicate", takes=1, what="S.guard(predicate)", hint=hint
+        )
         checked_text(
             message,
             "guard",

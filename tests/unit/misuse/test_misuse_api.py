@@ -194,7 +194,7 @@ CASES = [
         "exit_when() is not inside a loop",
         "Loop(writer >> exit_when(pred) >> editor)",
     ),
-    case("api-exit-when-not-callable", lambda: exit_when("done"), "callable predicate"),
+    case("api-exit-when-not-callable", lambda: exit_when("done"), "predicate needs a function"),
     case(
         "api-until-bad-name", lambda: until(lambda s: True, name="no way"), "not a valid step name"
     ),
