@@ -41,7 +41,12 @@ CASES = [
         "predicate",
         "(state, extra)",
     ),
-    case("control-gate-predicate-no-params", lambda: gate(lambda: True, "?"), "predicate", "(nothing) cannot take"),
+    case(
+        "control-gate-predicate-no-params",
+        lambda: gate(lambda: True, "?"),
+        "predicate",
+        "(nothing) cannot take",
+    ),
     case("control-gate-predicate-not-callable", lambda: gate("yes", "?"), "predicate", "str"),
     case("control-gate-name-not-identifier", lambda: gate(name="my gate"), "name", "my gate"),
     case("control-gate-hidden", lambda: gate(True, "?", name="check").hide(), "check", "hidden"),
