@@ -1,5 +1,5 @@
-"""The argument rules many entry points share (a whole number, a non-empty str, one of some
-choices, a function, ...), written once: each check returns the value (normalised) or raises a
+"""The argument rules many entry points share (a whole number, seconds, a non-empty str, a
+function of n arguments, ...), written once: each check returns the value (normalised) or raises a
 BuildError naming the agent (or step, or object), the field and a hint, at the call where the
 mistake is. An entry point states these rules with the checks; a rule of its own alone it
 raises as a BuildError itself.
@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Iterable
 from typing import Any
 
-from adk_fluent.errors import BuildError, describe_value, did_you_mean
+from adk_fluent.errors import BuildError, describe_value
 
 
 def _refuse(
@@ -57,37 +56,6 @@ def checked_count(
     if value < least or (most is not None and value > most):
         raise _refuse(f"{name} must be {what}, got {value}", agent, field, hint, where=where)
     return value
-
-
-def checked_number(
-    value: Any,
-    agent: str | None,
-    field: str,
-    *,
-    least: float | None = None,
-    most: float | None = None,
-    above: float | None = None,
-    hint: str,
-    where: str | None = None,
-) -> float:
-    """A finite real number (int or float, bools refused) in [least, most], or > `above`."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _refuse(
-            f"{field} must be a number, got {describe_value(value)}",
-            agent,
-            field,
-            hint,
-            where=where,
-        )
-    if not math.isfinite(value):
-        raise _refuse(f"{field} must be finite, got {value}", agent, field, hint, where=where)
-    if least is not None and value < least:
-        raise _refuse(f"{field}={value} must be at least {least}", agent, field, hint, where=where)
-    if most is not None and value > most:
-        raise _refuse(f"{field}={value} must be at most {most}", agent, field, hint, where=where)
-    if above is not None and value <= above:
-        raise _refuse(f"{field}={value} must be more than {above}", agent, field, hint, where=where)
-    return float(value)
 
 
 def checked_seconds(
@@ -136,74 +104,6 @@ def checked_text(
         got = "an empty str" if isinstance(value, str) else describe_value(value)
         raise _refuse(
             f"{shown or field} must be {what}, got {got}", agent, field, hint, where=where
-        )
-    return value
-
-
-def checked_texts(
-    value: Any,
-    agent: str | None,
-    field: str,
-    *,
-    hint: str,
-    empty: bool = False,
-    where: str | None = None,
-) -> tuple[str, ...]:
-    """A list or tuple of non-empty strs (a bare str is refused: it is one item, not a list)."""
-    if isinstance(value, str) or not isinstance(value, list | tuple):
-        raise _refuse(
-            f"{field} must be a list of str, got {describe_value(value)}",
-            agent,
-            field,
-            hint,
-            where=where,
-        )
-    if not value and not empty:
-        raise _refuse(f"{field} is empty", agent, field, hint, where=where)
-    for index, item in enumerate(value):
-        checked_text(item, agent, f"{field}[{index}]", hint=hint, where=where)
-    return tuple(value)
-
-
-def checked_choice(
-    value: Any,
-    agent: str | None,
-    field: str,
-    choices: Iterable[str],
-    *,
-    hint: str | None = None,
-    where: str | None = None,
-) -> str:
-    """One of `choices` (strs); the hint lists them and suggests the nearest."""
-    options = tuple(choices)
-    if isinstance(value, str) and value in options:
-        return value
-    listed = ", ".join(repr(option) for option in options)
-    near = did_you_mean(value, options) if isinstance(value, str) else None
-    advice = " ".join(part for part in (near, hint) if part) or None
-    raise _refuse(
-        f"{field} must be one of {listed}, got {describe_value(value)}",
-        agent,
-        field,
-        advice,
-        where=where,
-    )
-
-
-def checked_instance(
-    value: Any,
-    agent: str | None,
-    field: str,
-    types: type | tuple[type, ...],
-    *,
-    what: str,
-    hint: str,
-    where: str | None = None,
-) -> Any:
-    """An instance of `types` (`what` says it in words: "an ExecutionConfig")."""
-    if not isinstance(value, types):
-        raise _refuse(
-            f"{field} must be {what}, got {describe_value(value)}", agent, field, hint, where=where
         )
     return value
 
