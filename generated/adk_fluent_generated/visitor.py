@@ -4,14 +4,21 @@
 
 A visitor that lacks a case for some node type cannot be instantiated (it stays abstract), so a
 new node type is a build error in every dispatch until each handles it. `visit(node, ctx)` calls
-the method the node's class names in its `VISIT` trait with the same `ctx`: what the walk carries
-down to that node (the state before it, its path, how many times it runs; None when nothing is).
+the method the node's class names in its `VISIT` trait with `ctx`: what the walk carries down to
+that node (the state before it, its path, how many times it runs; None when nothing is).
+
+A case returns its result, or, when it needs its children's, is a generator (a `Walk`): it
+yields `(child, ctx)` and is sent the child's result (so a result is never a generator itself).
+`visit` runs those generators on a stack of its own, so a tree of any depth is walked without
+recursion; a child's exception is raised in its parent's case where it yielded.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Generic, TypeVar
+from collections.abc import Generator
+from types import GeneratorType
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar, cast
 
 from .node import Node
 
@@ -40,6 +47,8 @@ if TYPE_CHECKING:
 
 C = TypeVar("C")  # what a walk carries to each node
 R = TypeVar("R")  # what a case returns
+# A case that visits children: yields (child, its ctx), is sent the child's result, returns its own.
+Walk: TypeAlias = Generator[tuple[Node, C], R, R]
 
 # Every IR node type, by class name: the generated ones, then adk-fluent's own.
 NODE_TYPE_NAMES: tuple[str, ...] = (
@@ -67,75 +76,109 @@ class NodeVisitor(ABC, Generic[C, R]):
     """Dispatch over every IR node type; subclasses implement one method per type."""
 
     def visit(self, node: Node, ctx: C) -> R:
-        """Handle `node` with the method for its type, given `ctx`."""
-        method = getattr(self, node.VISIT)
-        result: R = method(node, ctx)
-        return result
+        """Handle `node` with the method for its type, given `ctx` (see the module doc)."""
+        result: R | Walk[C, R] = getattr(self, node.VISIT)(node, ctx)
+        if isinstance(result, GeneratorType):
+            return self._drive(result)
+        return cast(R, result)
+
+    def _drive(self, first: Walk[C, R]) -> R:
+        """Run a case's walk, and the cases of the children it yields, on an explicit stack."""
+        walks = [first]
+        sent: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                if error is None:
+                    child, child_ctx = walks[-1].send(sent)
+                else:  # a child's case raised: its parent sees it there (its finally runs)
+                    child, child_ctx = walks[-1].throw(error)
+            except StopIteration as done:
+                walks.pop()
+                if not walks:
+                    return done.value  # type: ignore[no-any-return]
+                sent, error = done.value, None
+                continue
+            except BaseException as raised:
+                walks.pop()
+                if not walks:
+                    raise
+                error = raised
+                continue
+            error = None
+            try:
+                sent = getattr(self, child.VISIT)(child, child_ctx)
+            except BaseException as raised:
+                error = raised
+                continue
+            if isinstance(sent, GeneratorType):
+                walks.append(sent)
+                sent = None
 
     @abstractmethod
-    def visit_llm_agent(self, node: LlmAgentNode, ctx: C) -> R:
+    def visit_llm_agent(self, node: LlmAgentNode, ctx: C, /) -> R | Walk[C, R]:
         """ADK's `LlmAgent`."""
 
     @abstractmethod
-    def visit_sequential_agent(self, node: SequentialAgentNode, ctx: C) -> R:
+    def visit_sequential_agent(self, node: SequentialAgentNode, ctx: C, /) -> R | Walk[C, R]:
         """ADK's `SequentialAgent`."""
 
     @abstractmethod
-    def visit_parallel_agent(self, node: ParallelAgentNode, ctx: C) -> R:
+    def visit_parallel_agent(self, node: ParallelAgentNode, ctx: C, /) -> R | Walk[C, R]:
         """ADK's `ParallelAgent`."""
 
     @abstractmethod
-    def visit_loop_agent(self, node: LoopAgentNode, ctx: C) -> R:
+    def visit_loop_agent(self, node: LoopAgentNode, ctx: C, /) -> R | Walk[C, R]:
         """ADK's `LoopAgent`."""
 
     @abstractmethod
-    def visit_fallback(self, node: FallbackNode, ctx: C) -> R:
+    def visit_fallback(self, node: FallbackNode, ctx: C, /) -> R | Walk[C, R]:
         """`a // b`: the next child runs when the previous raised."""
 
     @abstractmethod
-    def visit_until(self, node: UntilNode, ctx: C) -> R:
+    def visit_until(self, node: UntilNode, ctx: C, /) -> R | Walk[C, R]:
         """The loop check of `body * until(pred)`."""
 
     @abstractmethod
-    def visit_transform(self, node: TransformNode, ctx: C) -> R:
+    def visit_transform(self, node: TransformNode, ctx: C, /) -> R | Walk[C, R]:
         """A zero-cost state step (S, C.capture, a plain function)."""
 
     @abstractmethod
-    def visit_route(self, node: RouteNode, ctx: C) -> R:
+    def visit_route(self, node: RouteNode, ctx: C, /) -> R | Walk[C, R]:
         """`Route(key)`: one branch by a state value."""
 
     @abstractmethod
-    def visit_map_over(self, node: MapOverNode, ctx: C) -> R:
+    def visit_map_over(self, node: MapOverNode, ctx: C, /) -> R | Walk[C, R]:
         """`map_over`: the body once per item of a list."""
 
     @abstractmethod
-    def visit_gate(self, node: GateNode, ctx: C) -> R:
+    def visit_gate(self, node: GateNode, ctx: C, /) -> R | Walk[C, R]:
         """`gate`: pause for a person's approval."""
 
     @abstractmethod
-    def visit_tap(self, node: TapNode, ctx: C) -> R:
+    def visit_tap(self, node: TapNode, ctx: C, /) -> R | Walk[C, R]:
         """`tap`: observe a read-only view of state."""
 
     @abstractmethod
-    def visit_timeout(self, node: TimeoutNode, ctx: C) -> R:
+    def visit_timeout(self, node: TimeoutNode, ctx: C, /) -> R | Walk[C, R]:
         """`timeout`: cancel the body after a deadline."""
 
     @abstractmethod
-    def visit_race(self, node: RaceNode, ctx: C) -> R:
+    def visit_race(self, node: RaceNode, ctx: C, /) -> R | Walk[C, R]:
         """`race`: the first child to finish wins."""
 
     @abstractmethod
-    def visit_native_agent(self, node: NativeAgentNode, ctx: C) -> R:
+    def visit_native_agent(self, node: NativeAgentNode, ctx: C, /) -> R | Walk[C, R]:
         """A native ADK agent (a custom BaseAgent) placed as it is."""
 
     @abstractmethod
-    def visit_remote_agent(self, node: RemoteAgentNode, ctx: C) -> R:
+    def visit_remote_agent(self, node: RemoteAgentNode, ctx: C, /) -> R | Walk[C, R]:
         """`RemoteAgent`: an agent served elsewhere, called over A2A."""
 
     @abstractmethod
-    def visit_boundary(self, node: BoundaryNode, ctx: C) -> R:
+    def visit_boundary(self, node: BoundaryNode, ctx: C, /) -> R | Walk[C, R]:
         """`.execution_boundary()`: a sub-tree deployed as its own service."""
 
     @abstractmethod
-    def visit_chunked_edge(self, node: ChunkedEdgeNode, ctx: C) -> R:
+    def visit_chunked_edge(self, node: ChunkedEdgeNode, ctx: C, /) -> R | Walk[C, R]:
         """`a.then(b, edge='chunked')`: b runs on each chunk of a."""

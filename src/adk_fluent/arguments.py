@@ -9,16 +9,19 @@ argument belongs to (an agent's or a step's name, or a class such as "InMemoryCa
 when there is none), `field` the parameter as the user wrote it, `hint` an example of a right
 value. `where=` places it when it is no agent ("ExecutionConfig(middleware=...) item 2");
 `shown=` names the argument in the message as the user wrote the call ("C.last_n_turns(n)";
-default: the field).
+default: the field). A room whose errors are a BuildError subclass (EvalError, RecordingError)
+runs its checks inside `with refused_as(EvalError, case=...)`.
 """
 
 from __future__ import annotations
 
 import inspect
 import math
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from adk_fluent.errors import BuildError, describe_value
+from adk_fluent.errors import BuildError, describe_value, did_you_mean
 
 
 def _refuse(
@@ -31,6 +34,22 @@ def _refuse(
 ) -> BuildError:
     """The BuildError every check below raises (a rule no check states raises BuildError itself)."""
     return BuildError(message, agent=agent, field=field, hint=hint, where=where)
+
+
+@contextmanager
+def refused_as(kind: type[BuildError], **place: Any) -> Iterator[None]:
+    """The checks in this block raise `kind` (a BuildError subclass such as EvalError) instead
+    of BuildError, placed by `place` too (`case="paris"`)."""
+    try:
+        yield
+    except BuildError as error:
+        if type(error) is not BuildError:
+            raise
+        raise kind(
+            error.message,
+            **{"agent": error.agent, "field": error.field, "hint": error.hint, "where": error.where}
+            | place,
+        ) from None
 
 
 def checked_count(
@@ -58,23 +77,20 @@ def checked_count(
     return value
 
 
-def checked_seconds(
+def checked_number(
     value: Any,
     agent: str | None,
     field: str,
     *,
     positive: bool,
     hint: str,
+    what: str = "a number",
     where: str | None = None,
 ) -> float:
-    """A number of seconds (>= 0, or > 0 when `positive`), bools refused."""
+    """A finite real number, >= 0 (or > 0 when `positive`), bools refused."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise _refuse(
-            f"{field} must be a number of seconds, got {describe_value(value)}",
-            agent,
-            field,
-            hint,
-            where=where,
+            f"{field} must be {what}, got {describe_value(value)}", agent, field, hint, where=where
         )
     if not math.isfinite(value):
         raise _refuse(f"{field} must be finite, got {value}", agent, field, hint, where=where)
@@ -87,6 +103,21 @@ def checked_seconds(
             where=where,
         )
     return float(value)
+
+
+def checked_seconds(
+    value: Any,
+    agent: str | None,
+    field: str,
+    *,
+    positive: bool,
+    hint: str,
+    where: str | None = None,
+) -> float:
+    """`checked_number`, said in seconds."""
+    return checked_number(
+        value, agent, field, positive=positive, hint=hint, what="a number of seconds", where=where
+    )
 
 
 def checked_text(
@@ -104,6 +135,74 @@ def checked_text(
         got = "an empty str" if isinstance(value, str) else describe_value(value)
         raise _refuse(
             f"{shown or field} must be {what}, got {got}", agent, field, hint, where=where
+        )
+    return value
+
+
+def checked_texts(
+    value: Any,
+    agent: str | None,
+    field: str,
+    *,
+    hint: str,
+    empty: bool = False,
+    where: str | None = None,
+) -> tuple[str, ...]:
+    """A list or tuple of non-empty strs (a bare str is refused: it is one item, not a list)."""
+    if isinstance(value, str) or not isinstance(value, list | tuple):
+        raise _refuse(
+            f"{field} must be a list of str, got {describe_value(value)}",
+            agent,
+            field,
+            hint,
+            where=where,
+        )
+    if not value and not empty:
+        raise _refuse(f"{field} is empty", agent, field, hint, where=where)
+    for index, item in enumerate(value):
+        checked_text(item, agent, f"{field}[{index}]", hint=hint, where=where)
+    return tuple(value)
+
+
+def checked_choice(
+    value: Any,
+    agent: str | None,
+    field: str,
+    choices: Iterable[str],
+    *,
+    hint: str | None = None,
+    where: str | None = None,
+) -> str:
+    """One of `choices` (strs); the hint lists them and suggests the nearest."""
+    options = tuple(choices)
+    if isinstance(value, str) and value in options:
+        return value
+    listed = ", ".join(repr(option) for option in options)
+    near = did_you_mean(value, options) if isinstance(value, str) else None
+    advice = " ".join(part for part in (near, hint) if part) or None
+    raise _refuse(
+        f"{field} must be one of {listed}, got {describe_value(value)}",
+        agent,
+        field,
+        advice,
+        where=where,
+    )
+
+
+def checked_instance(
+    value: Any,
+    agent: str | None,
+    field: str,
+    types: type | tuple[type, ...],
+    *,
+    what: str,
+    hint: str,
+    where: str | None = None,
+) -> Any:
+    """An instance of `types` (`what` says it in words: "an ExecutionConfig")."""
+    if not isinstance(value, types):
+        raise _refuse(
+            f"{field} must be {what}, got {describe_value(value)}", agent, field, hint, where=where
         )
     return value
 
@@ -183,3 +282,21 @@ def checked_function(
             hint,
         ) from None
     return value
+
+
+def checked_some(
+    values: Any,
+    agent: str | None,
+    field: str | None,
+    *,
+    shown: str,
+    items: str,
+    hint: str,
+    least: int = 1,
+) -> Any:
+    """A collection of at least `least` items: "S.pick() needs at least one key" (`shown` is
+    the call as the user wrote it, `items` what it takes, singular)."""
+    if len(values) < least:
+        count = {1: "one", 2: "two"}.get(least, str(least)) + f" {items}"
+        raise _refuse(f"{shown} needs at least {count}{'s' * (least > 1)}", agent, field, hint)
+    return values

@@ -11,12 +11,13 @@ import functools
 import inspect
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from adk_fluent_generated.compile_cases import compile_kwargs
 from pydantic import ValidationError
 
 from adk_fluent.adk.compat import (
+    adk_version,
     asks_confirmation,
     installed_class,
     quiet_workflow_copies,
@@ -368,15 +369,21 @@ def _refuse_confirmations(node: ir.Node, tree: ir.Node) -> None:
                 )
 
 
-class Compiler(ir.NodeVisitor[None, Any]):
+class Around(NamedTuple):
+    """What is around the node being compiled (the compiler's walk carries it down)."""
+
+    loops: tuple[str, ...] = ()  # the gated loops (of this run): a gate names them
+    in_loop: bool = False  # a loop of this run (exit_when needs one)
+    inside: bool = False  # the Workflow target: an agent node runs it, so it is no graph
+
+
+class Compiler(ir.NodeVisitor[Around, Any]):
     """One compilation: model overrides and unique names for repeated zero-cost steps."""
 
     def __init__(self, root: ir.Node, model_for: ModelFor | None) -> None:
         self.model_for = model_for
         self.taken = check_names(root)
         self.renamed: dict[str, str] = {}  # compiled name -> IR name, for repeated zero-cost steps
-        self.loops: list[str] = []  # the gated loops around the node being compiled
-        self.loop_depth = 0  # how many loops (of this run) are around the node being compiled
 
     def unique(self, name: str) -> str:
         candidate, counter = name, 2
@@ -386,8 +393,26 @@ class Compiler(ir.NodeVisitor[None, Any]):
         self.renamed[candidate] = name
         return candidate
 
-    def children(self, node: ir.Node) -> list[Any]:
-        return [self.visit(child, None) for child in node.children]
+    def children(self, node: ir.Node, around: Around) -> ir.Walk[Around, list[Any]]:
+        compiled = []
+        for child in node.children:
+            compiled.append((yield child, around))
+        return compiled
+
+    def visit(self, node: ir.Node, ctx: Around) -> Any:
+        """The compiled tree (the walk itself never recurses: see the generated NodeVisitor)."""
+        try:
+            return super().visit(node, ctx)
+        except RecursionError:  # ADK's agents check their sub-agents' names recursively
+            raise BuildError(
+                f"'{node.name}' is nested too deep for google-adk {adk_version()}: its agents "
+                "check their sub-agents' names recursively, past Python's recursion limit",
+                agent=node.name,
+                field="sub_agents",
+                hint="nest fewer levels (a >> b >> c is one pipeline of three steps, "
+                "Pipeline(Pipeline(a, b), c) a nesting), or raise the limit with "
+                "sys.setrecursionlimit() before building.",
+            ) from None
 
     def compile(self, node: ir.Node) -> Any:
         """Compile a tree into its native ADK root agent.
@@ -397,15 +422,19 @@ class Compiler(ir.NodeVisitor[None, Any]):
         while this compilation constructs them (once for the tree, not once per composite).
         """
         if not workflow_agents_warn():
-            return self.visit(node, None)
+            return self.visit(node, Around())
         quiet_workflow_copies()  # ADK copies them again as it runs them
         with quiet_workflow_deprecation():
-            return self.visit(node, None)
+            return self.visit(node, Around())
 
     # -- ADK's own agent classes -------------------------------------------------------------
     def _adk_agent(
-        self, node: Any, gate_aware: type | None = None, extra: dict[str, Any] | None = None
-    ) -> Any:
+        self,
+        node: Any,
+        around: Around,
+        gate_aware: type | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> ir.Walk[Around, Any]:
         """A native ADK agent, or (for a composite that contains a gate, or a FanOut that
         merges) `gate_aware`, built from the same fields (plus `extra`, its own), so its
         callbacks and description carry over."""
@@ -414,11 +443,11 @@ class Compiler(ir.NodeVisitor[None, Any]):
             raise EmptyCompositeError(f"{class_name} has no sub-agents", agent=node.name)
         if class_name == "LlmAgent" and node.children:
             _refuse_gates(node, node.children, "delegates")
-        kwargs = compile_kwargs(class_name, node, self.children(node))
+        kwargs = compile_kwargs(class_name, node, (yield from self.children(node, around)))
         _adapt_callbacks(kwargs, node.name)
         if isinstance(node, ir.LlmAgentNode):
             if node.attached:
-                kwargs["tools"] = self.tools(node)
+                kwargs["tools"] = yield from self.tools(node, around)
             model = self.model_for(node.name) if self.model_for is not None else None
             if node.model_selector is not None:  # before the C view, which goes in front of it
                 from adk_fluent.adk.model_selection import install_model_selection
@@ -436,7 +465,7 @@ class Compiler(ir.NodeVisitor[None, Any]):
         except ValidationError as error:
             raise _validation_error(node, error) from None
 
-    def tools(self, node: ir.LlmAgentNode) -> list[Any]:
+    def tools(self, node: ir.LlmAgentNode, around: Around) -> ir.Walk[Around, list[Any]]:
         """An LLM agent's tools, its agent tools compiled (each tree to a native agent of its
         own, with the same model overrides) into ADK's AgentTool."""
         from adk_fluent.adk.native import build_agent_tool
@@ -447,24 +476,21 @@ class Compiler(ir.NodeVisitor[None, Any]):
                 _refuse_gates(node, (tool.agent,), "agent tool")
                 _refuse_confirmations(node, tool.agent)
                 # the tool's run is a run of its own: no loop of this one is around it
-                loops, depth, self.loops, self.loop_depth = self.loops, self.loop_depth, [], 0
-                try:
-                    compiled.append(build_agent_tool(self.visit(tool.agent, None), tool.options))
-                finally:
-                    self.loops, self.loop_depth = loops, depth
+                agent = yield tool.agent, Around(inside=around.inside)
+                compiled.append(build_agent_tool(agent, tool.options))
             else:
                 compiled.append(tool)
         return compiled
 
-    def visit_llm_agent(self, node: ir.LlmAgentNode, ctx: None) -> Any:
-        return self._adk_agent(node)
+    def visit_llm_agent(self, node: ir.LlmAgentNode, around: Around) -> ir.Walk[Around, Any]:
+        return self._adk_agent(node, around)
 
-    def visit_native_agent(self, node: ir.NativeAgentNode, ctx: None) -> Any:
+    def visit_native_agent(self, node: ir.NativeAgentNode, around: Around) -> Any:
         from adk_fluent.adk.native import compile_native
 
         return compile_native(node, self.model_for)
 
-    def visit_remote_agent(self, node: ir.RemoteAgentNode, ctx: None) -> Any:
+    def visit_remote_agent(self, node: ir.RemoteAgentNode, around: Around) -> Any:
         try:
             from adk_fluent.adk.custom_agents.remote import FluentRemoteAgent
         except ImportError as error:
@@ -492,48 +518,46 @@ class Compiler(ir.NodeVisitor[None, Any]):
                 connection=node.connection,
             )
 
-    def visit_boundary(self, node: ir.BoundaryNode, ctx: None) -> Any:
+    def visit_boundary(self, node: ir.BoundaryNode, around: Around) -> ir.Walk[Around, Any]:
         """In one process a boundary changes nothing: its sub-tree runs in place."""
-        return self.visit(node.children[0], None)
+        return (yield node.children[0], around)
 
     # Composites without a gate compile to ADK's own agents, exactly as written; with a gate
     # inside, to adk-fluent's gate-aware ones, which stop at a waiting gate and resume there.
-    def visit_sequential_agent(self, node: ir.SequentialAgentNode, ctx: None) -> Any:
+    def visit_sequential_agent(
+        self, node: ir.SequentialAgentNode, around: Around
+    ) -> ir.Walk[Around, Any]:
         if not gates_in(node):
-            return self._adk_agent(node)
+            return self._adk_agent(node, around)
         from adk_fluent.adk.custom_agents.gates import GatedSequenceAgent
 
-        return self._adk_agent(node, GatedSequenceAgent)
+        return self._adk_agent(node, around, GatedSequenceAgent)
 
-    def visit_parallel_agent(self, node: ir.ParallelAgentNode, ctx: None) -> Any:
+    def visit_parallel_agent(
+        self, node: ir.ParallelAgentNode, around: Around
+    ) -> ir.Walk[Around, Any]:
         if node.join is not None or node.merge is not None:
-            return self._fanout(node)
+            return self._fanout(node, around)
         if not gates_in(node):
-            return self._adk_agent(node)
+            return self._adk_agent(node, around)
         from adk_fluent.adk.custom_agents.gates import GatedParallelAgent
 
-        return self._adk_agent(node, GatedParallelAgent)
+        return self._adk_agent(node, around, GatedParallelAgent)
 
-    def visit_loop_agent(self, node: ir.LoopAgentNode, ctx: None) -> Any:
-        self.loop_depth += 1
-        try:
-            if node.visibility == "final":  # Loop(...).show("final"): no gate inside (api/)
-                from adk_fluent.adk.custom_agents.flow import final_round_loop_agent
+    def visit_loop_agent(self, node: ir.LoopAgentNode, around: Around) -> ir.Walk[Around, Any]:
+        around = around._replace(in_loop=True)
+        if node.visibility == "final":  # Loop(...).show("final"): no gate inside (api/)
+            from adk_fluent.adk.custom_agents.flow import final_round_loop_agent
 
-                return self._adk_agent(node, final_round_loop_agent())
-            if not gates_in(node):
-                return self._adk_agent(node)
-            from adk_fluent.adk.custom_agents.gates import GatedLoopAgent
+            return self._adk_agent(node, around, final_round_loop_agent())
+        if not gates_in(node):
+            return self._adk_agent(node, around)
+        from adk_fluent.adk.custom_agents.gates import GatedLoopAgent
 
-            self.loops.append(node.name)
-            try:
-                return self._adk_agent(node, GatedLoopAgent)
-            finally:
-                self.loops.pop()
-        finally:
-            self.loop_depth -= 1
+        gated = around._replace(loops=(*around.loops, node.name))
+        return self._adk_agent(node, gated, GatedLoopAgent)
 
-    def _fanout(self, node: ir.ParallelAgentNode) -> Any:
+    def _fanout(self, node: ir.ParallelAgentNode, around: Around) -> ir.Walk[Around, Any]:
         """A FanOut that merges its outputs or ends with its first finished branch."""
         from adk_fluent.adk.custom_agents.fanout import FanOutAgent
 
@@ -544,10 +568,10 @@ class Compiler(ir.NodeVisitor[None, Any]):
             "branch_names": tuple(child.name for child in node.children),
             "output_keys": tuple(body_output_key(child) for child in node.children),
         }
-        return self._adk_agent(node, FanOutAgent, extra)
+        return self._adk_agent(node, around, FanOutAgent, extra)
 
     # -- adk-fluent's own nodes ----------------------------------------------------------------
-    def visit_chunked_edge(self, node: ir.ChunkedEdgeNode, ctx: None) -> Any:
+    def visit_chunked_edge(self, node: ir.ChunkedEdgeNode, around: Around) -> ir.Walk[Around, Any]:
         from adk_fluent.adk.custom_agents.chunked import ChunkedEdgeAgent
 
         _refuse_gates(node, node.children, "chunked edge")
@@ -557,19 +581,19 @@ class Compiler(ir.NodeVisitor[None, Any]):
             by=node.by,
             key=node.key,
             output_key=body_output_key(consumer),
-            sub_agents=self.children(node),
+            sub_agents=(yield from self.children(node, around)),
         )
 
-    def visit_fallback(self, node: ir.FallbackNode, ctx: None) -> Any:
+    def visit_fallback(self, node: ir.FallbackNode, around: Around) -> ir.Walk[Around, Any]:
         from adk_fluent.adk.custom_agents.steps import FallbackAgent
 
         _refuse_gates(node, node.children, "fallback")
-        return FallbackAgent(name=node.name, sub_agents=self.children(node))
+        return FallbackAgent(name=node.name, sub_agents=(yield from self.children(node, around)))
 
-    def visit_until(self, node: ir.UntilNode, ctx: None) -> Any:
+    def visit_until(self, node: ir.UntilNode, around: Around) -> Any:
         from adk_fluent.adk.custom_agents.steps import UntilCheckAgent
 
-        if not self.loop_depth:
+        if not around.in_loop:
             raise BuildError(
                 "exit_when() is not inside a loop: there is no loop for it to end",
                 agent=node.name,
@@ -580,17 +604,17 @@ class Compiler(ir.NodeVisitor[None, Any]):
 
         return UntilCheckAgent(name=self.unique(node.name), predicate=node.predicate)
 
-    def visit_transform(self, node: ir.TransformNode, ctx: None) -> Any:
+    def visit_transform(self, node: ir.TransformNode, around: Around) -> Any:
         from adk_fluent.adk.custom_agents.steps import StateStepAgent
 
         return StateStepAgent(name=self.unique(node.name), step=node.step)
 
-    def visit_tap(self, node: ir.TapNode, ctx: None) -> Any:
+    def visit_tap(self, node: ir.TapNode, around: Around) -> Any:
         from adk_fluent.adk.custom_agents.steps import TapAgent
 
         return TapAgent(name=self.unique(node.name), fn=node.fn)
 
-    def visit_route(self, node: ir.RouteNode, ctx: None) -> Any:
+    def visit_route(self, node: ir.RouteNode, around: Around) -> ir.Walk[Around, Any]:
         from adk_fluent.adk.custom_agents.flow import RouteAgent
 
         fields: dict[str, Any] = {
@@ -599,7 +623,7 @@ class Compiler(ir.NodeVisitor[None, Any]):
             "rules": node.rules,
             "has_otherwise": node.has_otherwise,
             "normalize": node.normalize,
-            "sub_agents": self.children(node),
+            "sub_agents": (yield from self.children(node, around)),
         }
         branch_gates = tuple(gates_in(child) for child in node.children)
         if not any(branch_gates):
@@ -608,7 +632,7 @@ class Compiler(ir.NodeVisitor[None, Any]):
 
         return GatedRouteAgent(**fields, branch_gates=branch_gates)
 
-    def visit_map_over(self, node: ir.MapOverNode, ctx: None) -> Any:
+    def visit_map_over(self, node: ir.MapOverNode, around: Around) -> ir.Walk[Around, Any]:
         from adk_fluent.adk.custom_agents.flow import MapOverAgent
 
         _refuse_gates(node, node.children, "map_over")
@@ -619,10 +643,10 @@ class Compiler(ir.NodeVisitor[None, Any]):
             output_key=node.output_key,
             body_output_key=body_output_key(node.children[0]),
             concurrency=node.concurrency,
-            sub_agents=self.children(node),
+            sub_agents=(yield from self.children(node, around)),
         )
 
-    def visit_gate(self, node: ir.GateNode, ctx: None) -> Any:
+    def visit_gate(self, node: ir.GateNode, around: Around) -> Any:
         from adk_fluent.adk.custom_agents.gates import APPROVE_WORDS, REJECT_WORDS, GateAgent
 
         approve = node.approve_words or APPROVE_WORDS
@@ -637,20 +661,21 @@ class Compiler(ir.NodeVisitor[None, Any]):
             # the prompt names the words: all the user gave, or the first two defaults
             shown_approve=node.approve_words or APPROVE_WORDS[:2],
             shown_reject=node.reject_words or REJECT_WORDS[:2],
-            loops=tuple(self.loops),
+            loops=around.loops,
         )
 
-    def visit_timeout(self, node: ir.TimeoutNode, ctx: None) -> Any:
+    def visit_timeout(self, node: ir.TimeoutNode, around: Around) -> ir.Walk[Around, Any]:
         from adk_fluent.adk.custom_agents.concurrency import TimeoutAgent
 
         _refuse_gates(node, node.children, "timeout")
-        return TimeoutAgent(name=node.name, seconds=node.seconds, sub_agents=self.children(node))
+        children = yield from self.children(node, around)
+        return TimeoutAgent(name=node.name, seconds=node.seconds, sub_agents=children)
 
-    def visit_race(self, node: ir.RaceNode, ctx: None) -> Any:
+    def visit_race(self, node: ir.RaceNode, around: Around) -> ir.Walk[Around, Any]:
         from adk_fluent.adk.custom_agents.concurrency import RaceAgent
 
         _refuse_gates(node, node.children, "race")
-        return RaceAgent(name=node.name, sub_agents=self.children(node))
+        return RaceAgent(name=node.name, sub_agents=(yield from self.children(node, around)))
 
 
 def compile_tree(root: ir.Node, model_for: ModelFor | None = None) -> Any:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adk_fluent.adk.compile import Compiler, ModelFor, gates_in
+from adk_fluent.adk.compile import Around, Compiler, ModelFor, gates_in
 from adk_fluent.errors import BuildError, EmptyCompositeError
 from adk_fluent.ir import nodes as ir
 
@@ -66,7 +66,6 @@ class WorkflowCompiler(Compiler):
 
     def __init__(self, root: ir.Node, model_for: ModelFor | None, state_schema: Any = None) -> None:
         super().__init__(root, model_for)
-        self.inside = 0  # > 0: compiling inside an agent node, which runs its children itself
         self.state_schema = state_schema
 
     def compile(self, node: ir.Node) -> Any:
@@ -76,8 +75,8 @@ class WorkflowCompiler(Compiler):
             # one agent (with its transfer targets) is the same agent on both targets: ADK's
             # Runner resumes a conversation at the agent a transfer reached only under an
             # agent root, and the agent is no deprecated class
-            return self._agent_node(node, lambda: self.visit(node, None))
-        top = self.visit(node, None)
+            return self.visit(node, Around(inside=True))
+        top = self.visit(node, Around())
         if isinstance(top, Workflow) and self.state_schema is None:
             return top
         edges = top.edges if isinstance(top, Workflow) else [(START, top)]
@@ -106,18 +105,11 @@ class WorkflowCompiler(Compiler):
             fields["description"] = description
         return Workflow(**fields)
 
-    def _agent_node(self, node: ir.Node, compile_it: Any) -> Any:
-        """Compile `node` as one agent that runs its children itself."""
-        self.inside += 1
-        try:
-            return compile_it()
-        finally:
-            self.inside -= 1
-
-    def _graph_shaped(self, node: ir.Node, *allowed: str) -> bool:
+    @staticmethod
+    def _graph_shaped(node: ir.Node, around: Around, *allowed: str) -> bool:
         """Whether a composite can be a graph: not inside an agent node, no gate inside, and no
         field a Workflow cannot carry (its agent callbacks, above all)."""
-        if self.inside or gates_in(node):
+        if around.inside or gates_in(node):
             return False
         known: frozenset[str] = getattr(node, "ADK_FIELDS", frozenset())
         fields = {field for field in vars(node) if field in known}
@@ -130,83 +122,86 @@ class WorkflowCompiler(Compiler):
         del self.renamed[name]  # a function node: no agent, no event
         return FunctionNode(func=_graph_end, name=name)
 
-    def _nodes(self, node: ir.Node, visit: Any = None) -> list[Any]:
-        """The composite's children as graph nodes (`visit`: how; by default `self.visit`)."""
+    def _nodes(
+        self, node: ir.Node, around: Around, chat: bool = False
+    ) -> ir.Walk[Around, list[Any]]:
+        """The composite's children as graph nodes (`chat`: an LLM agent as a chat agent, with
+        no Workflow of its own)."""
         if not node.children:
             kind = getattr(node, "ADK_CLASS", type(node).__name__)
             raise EmptyCompositeError(f"{kind} has no sub-agents", agent=node.name)
-        return [visit(child) if visit else self.visit(child, None) for child in node.children]
+        nodes = []
+        for child in node.children:
+            if chat and isinstance(child, ir.LlmAgentNode):
+                nodes.append((yield from self._chat_agent(child, around)))
+            else:
+                nodes.append((yield child, around))
+        return nodes
 
     # -- leaves ---------------------------------------------------------------------------------
-    def visit_llm_agent(self, node: ir.LlmAgentNode, ctx: None) -> Any:
-        if self.inside:
-            return super().visit_llm_agent(node, None)
+    def visit_llm_agent(self, node: ir.LlmAgentNode, around: Around) -> ir.Walk[Around, Any]:
+        if around.inside:
+            return (yield from super().visit_llm_agent(node, around))
         from google.adk.workflow import START, Workflow
 
-        return Workflow(name=node.name, edges=[(START, self._chat_agent(node))])
+        agent = yield from self._chat_agent(node, around)
+        return Workflow(name=node.name, edges=[(START, agent)])
 
-    def _chat_agent(self, node: ir.LlmAgentNode) -> Any:
+    def _chat_agent(self, node: ir.LlmAgentNode, around: Around) -> ir.Walk[Around, Any]:
         """The LlmAgent in chat mode; its transfer targets and agent tools run inside it, so
         they compile as agents."""
-        return self._agent_node(node, lambda: self._adk_agent(node, extra={"mode": "chat"}))
+        return self._adk_agent(node, around._replace(inside=True), extra={"mode": "chat"})
 
     # -- composites -----------------------------------------------------------------------------
-    def visit_sequential_agent(self, node: ir.SequentialAgentNode, ctx: None) -> Any:
-        if not self._graph_shaped(node):
+    def visit_sequential_agent(
+        self, node: ir.SequentialAgentNode, around: Around
+    ) -> ir.Walk[Around, Any]:
+        if not self._graph_shaped(node, around):
             from adk_fluent.adk.custom_agents.gates import GatedSequenceAgent
 
-            return self._agent_node(node, lambda: self._adk_agent(node, GatedSequenceAgent))
+            inside = around._replace(inside=True)
+            return (yield from self._adk_agent(node, inside, GatedSequenceAgent))
         from google.adk.workflow import START
 
-        return self._graph(node, [(START, *self._nodes(node))])
+        return self._graph(node, [(START, *(yield from self._nodes(node, around)))])
 
-    def visit_parallel_agent(self, node: ir.ParallelAgentNode, ctx: None) -> Any:
+    def visit_parallel_agent(
+        self, node: ir.ParallelAgentNode, around: Around
+    ) -> ir.Walk[Around, Any]:
+        inside = around._replace(inside=True)
         if node.join is not None or node.merge is not None:
-            return self._agent_node(node, lambda: self._fanout(node))
-        if not self._graph_shaped(node):
+            return (yield from self._fanout(node, inside))
+        if not self._graph_shaped(node, around):
             from adk_fluent.adk.custom_agents.gates import GatedParallelAgent
 
-            return self._agent_node(node, lambda: self._adk_agent(node, GatedParallelAgent))
+            return (yield from self._adk_agent(node, inside, GatedParallelAgent))
         from google.adk.workflow import START
 
         # each branch follows START and ends its own branch: a chat agent needs no Workflow
         # of its own there
-        branches = self._nodes(
-            node,
-            lambda child: (
-                self._chat_agent(child)
-                if isinstance(child, ir.LlmAgentNode)
-                else self.visit(child, None)
-            ),
-        )
+        branches = yield from self._nodes(node, around, chat=True)
         return self._graph(node, [(START, tuple(branches))])
 
-    def visit_loop_agent(self, node: ir.LoopAgentNode, ctx: None) -> Any:
-        self.loop_depth += 1
-        try:
-            if node.visibility == "final":  # Loop(...).show("final"): it presents its last round
-                from adk_fluent.adk.custom_agents.flow import final_round_loop_agent
+    def visit_loop_agent(self, node: ir.LoopAgentNode, around: Around) -> ir.Walk[Around, Any]:
+        around = around._replace(in_loop=True)
+        inside = around._replace(inside=True)
+        if node.visibility == "final":  # Loop(...).show("final"): it presents its last round
+            from adk_fluent.adk.custom_agents.flow import final_round_loop_agent
 
-                loop = final_round_loop_agent()
-                return self._agent_node(node, lambda: self._adk_agent(node, loop))
-            if self._graph_shaped(node, "max_iterations"):
-                return self._loop_graph(node)
-            from adk_fluent.adk.custom_agents.gates import GatedLoopAgent
+            return self._adk_agent(node, inside, final_round_loop_agent())
+        if self._graph_shaped(node, around, "max_iterations"):
+            return self._loop_graph(node, around)
+        from adk_fluent.adk.custom_agents.gates import GatedLoopAgent
 
-            self.loops.append(node.name)
-            try:
-                return self._agent_node(node, lambda: self._adk_agent(node, GatedLoopAgent))
-            finally:
-                self.loops.pop()
-        finally:
-            self.loop_depth -= 1
+        gated = inside._replace(loops=(*around.loops, node.name))
+        return self._adk_agent(node, gated, GatedLoopAgent)
 
-    def _loop_graph(self, node: ir.LoopAgentNode) -> Any:
+    def _loop_graph(self, node: ir.LoopAgentNode, around: Around) -> ir.Walk[Around, Any]:
         from google.adk.workflow import START
 
         from adk_fluent.adk.custom_agents.graph import AGAIN, DONE, NEXT, LoopCheck, LoopStart
 
-        items = self._nodes(node)
+        items = yield from self._nodes(node, around)
         start = LoopStart(name=self.unique(f"{node.name}_start"), loop=node.name)
         self.renamed[start.name] = node.name  # seen as the loop (visibility, telemetry)
         limit = node.max_iterations if isinstance(node.max_iterations, int) else None
@@ -227,16 +222,14 @@ class WorkflowCompiler(Compiler):
                 edges += [(item, check), (check, {NEXT: items[index + 1], DONE: end})]
         return self._graph(node, edges)
 
-    def visit_route(self, node: ir.RouteNode, ctx: None) -> Any:
-        if not self._graph_shaped(node):
-            return self._agent_node(
-                node, lambda: super(WorkflowCompiler, self).visit_route(node, None)
-            )
+    def visit_route(self, node: ir.RouteNode, around: Around) -> ir.Walk[Around, Any]:
+        if not self._graph_shaped(node, around):
+            return (yield from super().visit_route(node, around._replace(inside=True)))
         from google.adk.workflow import START
 
         from adk_fluent.adk.custom_agents.graph import STOP, RouteChoice, branch_route
 
-        branches = self._nodes(node)
+        branches = yield from self._nodes(node, around)
         choice = RouteChoice(
             name=node.name,
             key=node.key,
@@ -254,33 +247,20 @@ class WorkflowCompiler(Compiler):
         return self._graph(node, [(START, choice, routes)])
 
     # -- agent nodes: each runs its children itself ------------------------------------------------
-    def visit_chunked_edge(self, node: ir.ChunkedEdgeNode, ctx: None) -> Any:
-        return self._agent_node(
-            node, lambda: super(WorkflowCompiler, self).visit_chunked_edge(node, None)
-        )
+    def visit_chunked_edge(self, node: ir.ChunkedEdgeNode, around: Around) -> ir.Walk[Around, Any]:
+        return super().visit_chunked_edge(node, around._replace(inside=True))
 
-    def visit_fallback(self, node: ir.FallbackNode, ctx: None) -> Any:
-        return self._agent_node(
-            node, lambda: super(WorkflowCompiler, self).visit_fallback(node, None)
-        )
+    def visit_fallback(self, node: ir.FallbackNode, around: Around) -> ir.Walk[Around, Any]:
+        return super().visit_fallback(node, around._replace(inside=True))
 
-    def visit_map_over(self, node: ir.MapOverNode, ctx: None) -> Any:
-        return self._agent_node(
-            node, lambda: super(WorkflowCompiler, self).visit_map_over(node, None)
-        )
+    def visit_map_over(self, node: ir.MapOverNode, around: Around) -> ir.Walk[Around, Any]:
+        return super().visit_map_over(node, around._replace(inside=True))
 
-    def visit_timeout(self, node: ir.TimeoutNode, ctx: None) -> Any:
-        return self._agent_node(
-            node, lambda: super(WorkflowCompiler, self).visit_timeout(node, None)
-        )
+    def visit_timeout(self, node: ir.TimeoutNode, around: Around) -> ir.Walk[Around, Any]:
+        return super().visit_timeout(node, around._replace(inside=True))
 
-    def visit_race(self, node: ir.RaceNode, ctx: None) -> Any:
-        return self._agent_node(node, lambda: super(WorkflowCompiler, self).visit_race(node, None))
-
-    def visit_native_agent(self, node: ir.NativeAgentNode, ctx: None) -> Any:
-        return self._agent_node(
-            node, lambda: super(WorkflowCompiler, self).visit_native_agent(node, None)
-        )
+    def visit_race(self, node: ir.RaceNode, around: Around) -> ir.Walk[Around, Any]:
+        return super().visit_race(node, around._replace(inside=True))
 
 
 def compile_workflow(

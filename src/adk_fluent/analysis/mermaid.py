@@ -26,7 +26,7 @@ def _rule_label(rule: Any) -> str:
 
 
 class _Drawing(ir.NodeVisitor[None, Ends]):
-    """Draws each node type; `visit(node)` returns the ids control flow enters and leaves by."""
+    """Draws each node type; a case returns the ids control flow enters and leaves by."""
 
     def __init__(self) -> None:
         self.lines = ["flowchart TD"]
@@ -49,39 +49,41 @@ class _Drawing(ir.NodeVisitor[None, Ends]):
             for dst in targets:
                 self.lines.append(f"    {src} {arrow} {dst}")
 
-    def fork(self, node: ir.Node, kind: str, arrow: str = "-->", joined: str = " ") -> Ends:
+    def fork(
+        self, node: ir.Node, kind: str, arrow: str = "-->", joined: str = " "
+    ) -> ir.Walk[None, Ends]:
         nid = self.node_id(node)
         fork, join = f"{nid}_fork", f"{nid}_join"
         shown = f'"{_quote(joined)}"' if joined.strip() else joined
         self.lines += [f"    {fork}(({kind}))", f"    {join}(({shown}))"]
         self.data_ids[id(node)] = join
         for child in node.children:
-            c_in, c_out = self.visit(child, None)
+            c_in, c_out = yield child, None
             self.edge([fork], c_in, arrow)
             self.edge(c_out, [join])
         return [fork], [join]
 
-    def chain(self, children: tuple[ir.Node, ...]) -> Ends:
+    def chain(self, children: tuple[ir.Node, ...]) -> ir.Walk[None, Ends]:
         first: list[str] = []
         previous: list[str] = []
         for index, child in enumerate(children):
-            c_in, c_out = self.visit(child, None)
+            c_in, c_out = yield child, None
             if index == 0:
                 first = c_in
             self.edge(previous, c_in)
             previous = c_out
         return first, previous
 
-    def visit_llm_agent(self, node: ir.LlmAgentNode, ctx: None) -> Ends:
+    def visit_llm_agent(self, node: ir.LlmAgentNode, ctx: None) -> ir.Walk[None, Ends]:
         writes = f"<br/>writes: {', '.join(sorted(node.writes_keys))}" if node.writes_keys else ""
         selector = node.model_selector  # .model_select(): the policy that picks each call's model
         model = f"<br/>model: {selector.describe()}" if selector is not None else ""
         entry, exit_ = self.box(node, '["{label}"]', f"{node.name}{model}{writes}")
         for child in node.children:  # delegates: LLM-driven transfer
-            c_in, _ = self.visit(child, None)
+            c_in, _ = yield child, None
             self.edge(entry, c_in, "-. transfer .->")
         for tree in node.attached:  # agent tools: called like a function, answer back
-            c_in, _ = self.visit(tree, None)
+            c_in, _ = yield tree, None
             self.edge(entry, c_in, "-. tool .->")
         return entry, exit_
 
@@ -99,11 +101,11 @@ class _Drawing(ir.NodeVisitor[None, Ends]):
         label = "<br/>".join([f"{node.name} (A2A: {where})", *crossing])
         return self.box(node, '[/"{label}"\\]', label)
 
-    def visit_boundary(self, node: ir.BoundaryNode, ctx: None) -> Ends:
+    def visit_boundary(self, node: ir.BoundaryNode, ctx: None) -> ir.Walk[None, Ends]:
         nid = self.node_id(node)
         where = f": {node.url}" if node.url else ""
         self.lines.append(f'    subgraph {nid}["service {_quote(node.name)}{_quote(where)}"]')
-        ends = self.visit(node.children[0], None)
+        ends = yield node.children[0], None
         self.lines.append("    end")
         return ends
 
@@ -119,10 +121,12 @@ class _Drawing(ir.NodeVisitor[None, Ends]):
     def visit_gate(self, node: ir.GateNode, ctx: None) -> Ends:
         return self.box(node, '{{{{"{label}"}}}}', f"gate: {node.message}")
 
-    def visit_sequential_agent(self, node: ir.SequentialAgentNode, ctx: None) -> Ends:
+    def visit_sequential_agent(
+        self, node: ir.SequentialAgentNode, ctx: None
+    ) -> ir.Walk[None, Ends]:
         return self.chain(node.children)
 
-    def visit_parallel_agent(self, node: ir.ParallelAgentNode, ctx: None) -> Ends:
+    def visit_parallel_agent(self, node: ir.ParallelAgentNode, ctx: None) -> ir.Walk[None, Ends]:
         joined = []
         if node.join is not None:
             joined.append(str(node.join))
@@ -132,24 +136,24 @@ class _Drawing(ir.NodeVisitor[None, Ends]):
             joined.append(f"merge {how} -> {merge.into}")
         return self.fork(node, "parallel", joined=", ".join(joined) or " ")
 
-    def visit_chunked_edge(self, node: ir.ChunkedEdgeNode, ctx: None) -> Ends:
+    def visit_chunked_edge(self, node: ir.ChunkedEdgeNode, ctx: None) -> ir.Walk[None, Ends]:
         from adk_fluent.ir.edges import describe_by
 
         producer, consumer = node.children
-        p_in, p_out = self.visit(producer, None)
-        c_in, c_out = self.visit(consumer, None)
+        p_in, p_out = yield producer, None
+        c_in, c_out = yield consumer, None
         self.edge(p_out, c_in, f'-- "chunked by {_quote(describe_by(node.by))}" -->')
         if p_out:  # the chunk key is the producer's reply, cut up
             self.data_ids[id(node)] = p_out[0]
         return p_in, c_out
 
-    def visit_race(self, node: ir.RaceNode, ctx: None) -> Ends:
+    def visit_race(self, node: ir.RaceNode, ctx: None) -> ir.Walk[None, Ends]:
         return self.fork(node, "race")
 
-    def visit_fallback(self, node: ir.FallbackNode, ctx: None) -> Ends:
+    def visit_fallback(self, node: ir.FallbackNode, ctx: None) -> ir.Walk[None, Ends]:
         return self.fork(node, "fallback", "-. try .->")
 
-    def visit_route(self, node: ir.RouteNode, ctx: None) -> Ends:
+    def visit_route(self, node: ir.RouteNode, ctx: None) -> ir.Walk[None, Ends]:
         entry, _ = self.box(node, '{{"{label}"}}', f"route {node.key}")
         join = f"{entry[0]}_join"
         self.lines.append(f"    {join}(( ))")
@@ -157,29 +161,29 @@ class _Drawing(ir.NodeVisitor[None, Ends]):
             ["otherwise"] if node.has_otherwise else []
         )
         for label, child in zip(labels, node.children, strict=False):
-            c_in, c_out = self.visit(child, None)
+            c_in, c_out = yield child, None
             self.edge(entry, c_in, f'-- "{label}" -->')
             self.edge(c_out, [join])
         return entry, [join]
 
-    def visit_loop_agent(self, node: ir.LoopAgentNode, ctx: None) -> Ends:
+    def visit_loop_agent(self, node: ir.LoopAgentNode, ctx: None) -> ir.Walk[None, Ends]:
         limit = f" x{node.max_iterations}" if isinstance(node.max_iterations, int) else ""
         head, _ = self.box(node, '{{{{"{label}"}}}}', f"loop{limit}")
-        b_in, b_out = self.chain(node.children)
+        b_in, b_out = yield from self.chain(node.children)
         self.edge(head, b_in)
         self.edge(b_out, head, "-. repeat .->")
         return head, head
 
-    def visit_map_over(self, node: ir.MapOverNode, ctx: None) -> Ends:
+    def visit_map_over(self, node: ir.MapOverNode, ctx: None) -> ir.Walk[None, Ends]:
         head, _ = self.box(node, '[["{label}"]]', f"map_over {node.list_key} -> {node.output_key}")
-        b_in, b_out = self.visit(node.children[0], None)
+        b_in, b_out = yield node.children[0], None
         self.edge(head, b_in, "-- each item -->")
         self.edge(b_out, head, "-. next .->")
         return head, head
 
-    def visit_timeout(self, node: ir.TimeoutNode, ctx: None) -> Ends:
+    def visit_timeout(self, node: ir.TimeoutNode, ctx: None) -> ir.Walk[None, Ends]:
         head, _ = self.box(node, '(["{label}"])', f"timeout {node.seconds:g}s")
-        b_in, b_out = self.visit(node.children[0], None)
+        b_in, b_out = yield node.children[0], None
         self.edge(head, b_in)
         return head, b_out
 

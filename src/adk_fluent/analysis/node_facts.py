@@ -9,12 +9,11 @@ policy it carries. The middleware plugin hands these to middleware by agent name
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from adk_fluent.analysis.visibility import NodeVisibility, infer_visibility_table
-from adk_fluent.ir.nodes import NativeAgentNode, Node, RouteNode
+from adk_fluent.ir.nodes import NativeAgentNode, Node, NodeVisitor, RouteNode, Walk
 
 # node type -> the kind telemetry reports (other types: their class name, snake case)
 KINDS: dict[str, str] = {
@@ -66,70 +65,87 @@ class NodeFacts:
     model_policy: str | None = None  # ModelSelectorNode.describe()
 
 
-def _facts(
-    node: Node,
-    table: dict[str, NodeVisibility],
-    root: str,
-    loop: str | None,
-    starts: bool,
-    route: str | None,
-) -> Iterator[NodeFacts]:
-    seen = table[node.name]
-    context: Any = getattr(node, "context", None)
-    selector: Any = getattr(node, "model_selector", None)
-    yield NodeFacts(
-        name=node.name,
-        path=seen.path,
-        kind=kind_of(node),
-        visibility=seen.visibility,
-        depth=seen.depth,
-        pipeline=root,
-        reads=tuple(sorted(node.reads_keys)),
-        writes=tuple(sorted(node.writes_keys)),
-        context=context.describe() if hasattr(context, "describe") else None,
-        loop=loop,
-        starts_iteration=starts,
-        route=route,
-        model_policy=selector.describe() if hasattr(selector, "describe") else None,
-    )
-    repeats = node.CHILDREN == "repeat"
-    for index, child in enumerate(node.children):
-        inner_loop = node.name if repeats else loop
-        # the first child of a loop's body begins each iteration (a body that is a sequence:
-        # its first step; nested composites pass the flag down to their first child)
-        child_starts = (repeats and index == 0) or (starts and index == 0)
-        yield from _facts(
-            child,
-            table,
-            root,
-            inner_loop,
-            child_starts,
-            node.name if isinstance(node, RouteNode) else None,
+class _Around(NamedTuple):
+    """What encloses a node: the nearest loop or map_over, whether its start begins an
+    iteration of that loop, and the route it is a branch of."""
+
+    loop: str | None = None
+    starts: bool = False
+    route: str | None = None
+
+
+class _Facts(NodeVisitor[_Around, None]):
+    """Each node's facts (the first of a name is kept); a node type with more to say has a
+    case of its own."""
+
+    def __init__(self, table: dict[str, NodeVisibility], root: str) -> None:
+        self.table, self.root = table, root
+        self.facts: dict[str, NodeFacts] = {}
+
+    def _node(self, node: Node, around: _Around, route: str | None = None) -> Walk[_Around, None]:
+        """`route`: the route its children are branches of."""
+        seen = self.table[node.name]
+        context: Any = getattr(node, "context", None)
+        selector: Any = getattr(node, "model_selector", None)
+        fact = NodeFacts(
+            name=node.name,
+            path=seen.path,
+            kind=kind_of(node),
+            visibility=seen.visibility,
+            depth=seen.depth,
+            pipeline=self.root,
+            reads=tuple(sorted(node.reads_keys)),
+            writes=tuple(sorted(node.writes_keys)),
+            context=context.describe() if hasattr(context, "describe") else None,
+            loop=around.loop,
+            starts_iteration=around.starts,
+            route=around.route,
+            model_policy=selector.describe() if hasattr(selector, "describe") else None,
         )
-    for tree in node.attached:  # agent tools run in sub-runs of their own
-        yield from _facts(tree, table, root, None, False, None)
-    if isinstance(node, NativeAgentNode):
+        self.facts.setdefault(node.name, fact)
+        repeats = node.CHILDREN == "repeat"
+        for index, child in enumerate(node.children):
+            # the first child of a loop's body begins each iteration (a body that is a sequence:
+            # its first step; nested composites pass the flag down to their first child)
+            starts = index == 0 and (repeats or around.starts)
+            yield child, _Around(node.name if repeats else around.loop, starts, route)
+        for tree in node.attached:  # agent tools run in sub-runs of their own
+            yield tree, _Around()
+
+    visit_llm_agent = visit_sequential_agent = visit_parallel_agent = visit_loop_agent = _node
+    visit_fallback = visit_until = visit_transform = visit_map_over = visit_gate = _node
+    visit_tap = visit_timeout = visit_race = visit_remote_agent = visit_boundary = _node
+    visit_chunked_edge = _node
+
+    def visit_route(self, node: RouteNode, around: _Around) -> Walk[_Around, None]:
+        return self._node(node, around, route=node.name)
+
+    def visit_native_agent(self, node: NativeAgentNode, around: _Around) -> Walk[_Around, None]:
+        """The agents inside a custom agent, as 'native' in its place."""
+        yield from self._node(node, around)
         for name in node.agent_names[1:]:
-            inner = table.get(name)
+            inner = self.table.get(name)
             if inner is not None:
-                yield NodeFacts(
+                self.facts.setdefault(
                     name,
-                    inner.path,
-                    "native",
-                    inner.visibility,
-                    inner.depth,
-                    root,
-                    loop=loop,
+                    NodeFacts(
+                        name,
+                        inner.path,
+                        "native",
+                        inner.visibility,
+                        inner.depth,
+                        self.root,
+                        loop=around.loop,
+                    ),
                 )
 
 
 def node_facts(root: Node, renamed: dict[str, str] | None = None) -> dict[str, NodeFacts]:
     """Facts of every node by compiled agent name (`renamed`: compiled name -> IR name, for the
     zero-cost steps the compiler renames to keep names unique)."""
-    table = infer_visibility_table(root)
-    facts: dict[str, NodeFacts] = {}
-    for fact in _facts(root, table, root.name, None, False, None):
-        facts.setdefault(fact.name, fact)
+    walk = _Facts(infer_visibility_table(root), root.name)
+    walk.visit(root, _Around())
+    facts = walk.facts
     for compiled, original in (renamed or {}).items():
         if original in facts:
             facts[compiled] = facts[original]

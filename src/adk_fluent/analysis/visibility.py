@@ -16,9 +16,8 @@ is one level deeper; a transfer keeps the caller's depth. The simplest UI shows 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, replace
+from typing import Literal, NamedTuple
 
 from adk_fluent.ir.nodes import (
     ChunkedEdgeNode,
@@ -26,6 +25,8 @@ from adk_fluent.ir.nodes import (
     MapOverNode,
     NativeAgentNode,
     Node,
+    NodeVisitor,
+    Walk,
     final_replier,
 )
 
@@ -53,49 +54,67 @@ def _override(node: Node) -> Visibility | None:
     return value if value in ("user", "internal") else None  # type: ignore[return-value]
 
 
-def _walk(
-    node: Node,
-    has_successor: bool,
-    forced: Visibility | None,
-    path: tuple[str, ...],
-    in_tool: bool = False,
-) -> Iterator[tuple[str, NodeVisibility]]:
-    """The one rule, read from each node's traits (SPEAKS, CHILDREN), for every node type."""
-    path = (*path, node.name)
-    forced = _override(node) or forced
-    if node.SPEAKS == "always":  # a gate: its question reaches the user even inside .hide()
-        visibility: Visibility = "user"
-    elif node.SPEAKS == "by_position":
-        visibility = forced or ("internal" if has_successor else "user")
-        forced = visibility  # delegates take this agent's place
-    elif node.visibility == FINAL_ROUND:  # a loop that presents its final round: it speaks
-        visibility = "internal" if forced == "internal" else "user"
-    else:
-        visibility = "zero_cost"  # composites and steps emit no text of their own
-    depth = 0 if visibility == "user" else 1
-    yield node.name, NodeVisibility(visibility, depth, "/".join(path), in_tool)
-    children = node.children
-    last = len(children) - 1
-    for index, child in enumerate(children):
-        if node.CHILDREN == "sequence":
-            successor = has_successor or index < last
-        elif node.CHILDREN == "repeat":
-            successor = True  # an iteration is never the answer
-        else:  # branches and delegates take the node's own place
-            successor = has_successor
-        yield from _walk(child, successor, forced, path, in_tool)
-    for tree in node.attached:
-        # an agent tool's tree runs in a sub-run of its own, whose answer goes to the calling
-        # agent (never to the user): within that run its visibility is inferred as for a root
-        yield from _walk(tree, False, None, path, True)
-    if isinstance(node, NativeAgentNode):  # agents inside a custom agent: the custom agent's
+class _Place(NamedTuple):
+    """Where a node is: whether something runs after it, the visibility a `.show()` /
+    `.hide()` above it forces, its parent's path, and whether it is in an agent tool's tree."""
+
+    has_successor: bool
+    forced: Visibility | None
+    parent: tuple[str, ...]
+    in_tool: bool = False
+
+
+class _Visibility(NodeVisitor[_Place, None]):
+    """The one rule, read from each node's traits (SPEAKS, CHILDREN); a node type with more to
+    say has a case of its own."""
+
+    def __init__(self) -> None:
+        self.table: dict[str, NodeVisibility] = {}
+
+    def _node(self, node: Node, place: _Place) -> Walk[_Place, None]:
+        path = (*place.parent, node.name)
+        forced = _override(node) or place.forced
+        if node.SPEAKS == "always":  # a gate: its question reaches the user even inside .hide()
+            visibility: Visibility = "user"
+        elif node.SPEAKS == "by_position":
+            visibility = forced or ("internal" if place.has_successor else "user")
+            forced = visibility  # delegates take this agent's place
+        elif node.visibility == FINAL_ROUND:  # a loop that presents its final round: it speaks
+            visibility = "internal" if forced == "internal" else "user"
+        else:
+            visibility = "zero_cost"  # composites and steps emit no text of their own
+        depth = 0 if visibility == "user" else 1
+        self.table[node.name] = NodeVisibility(visibility, depth, "/".join(path), place.in_tool)
+        last = len(node.children) - 1
+        for index, child in enumerate(node.children):
+            if node.CHILDREN == "sequence":
+                successor = place.has_successor or index < last
+            else:  # an iteration is never the answer; branches and delegates take the node's place
+                successor = node.CHILDREN == "repeat" or place.has_successor
+            yield child, _Place(successor, forced, path, place.in_tool)
+        for tree in node.attached:
+            # an agent tool's tree runs in a sub-run of its own, whose answer goes to the calling
+            # agent (never to the user): within that run its visibility is inferred as for a root
+            yield tree, _Place(False, None, path, True)
+
+    visit_llm_agent = visit_sequential_agent = visit_parallel_agent = visit_loop_agent = _node
+    visit_fallback = visit_until = visit_transform = visit_route = visit_map_over = _node
+    visit_gate = visit_tap = visit_timeout = visit_race = visit_remote_agent = _node
+    visit_boundary = visit_chunked_edge = _node
+
+    def visit_native_agent(self, node: NativeAgentNode, place: _Place) -> Walk[_Place, None]:
+        """The agents inside a custom agent: the custom agent's visibility."""
+        yield from self._node(node, place)
+        own = self.table[node.name]
         for name in node.agent_names[1:]:
-            yield name, NodeVisibility(visibility, depth, "/".join((*path, name)), in_tool)
+            self.table[name] = replace(own, path=f"{own.path}/{name}")
 
 
 def infer_visibility_table(root: Node) -> dict[str, NodeVisibility]:
     """Visibility, depth and path of every node, by name."""
-    return dict(_walk(root, False, None, ()))
+    visibility = _Visibility()
+    visibility.visit(root, _Place(False, None, ()))
+    return visibility.table
 
 
 def infer_visibility(root: Node) -> dict[str, Visibility]:

@@ -6,7 +6,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 
 from adk_fluent_generated.builder_bases import LlmAgentSetters
 from adk_fluent_generated.ir_nodes import LlmAgentNode
@@ -18,16 +18,13 @@ from adk_fluent.api.builder import BuilderBase
 from adk_fluent.api.declarations import AgentCallbacks, DeclaresState
 from adk_fluent.api.expression import Expression, as_delegate
 from adk_fluent.api.inject import check_resources, inject_tools
-from adk_fluent.arguments import checked_function
+from adk_fluent.arguments import checked_callable, checked_function, checked_instance
 from adk_fluent.errors import AdkFluentWarning, BuildError, describe_value
 from adk_fluent.ir.content import ContentSpec, parse_modalities
 from adk_fluent.ir.context_spec import ContextSpec
 from adk_fluent.ir.instruction_keys import template_reads
-from adk_fluent.ir.model_selection import ModelCandidate, ModelSelectorNode, model_selector
+from adk_fluent.ir.model_selection import ModelSelectorNode, model_selector
 from adk_fluent.ir.state_keys import check_key
-
-if TYPE_CHECKING:
-    pass
 
 
 def _schema_fields(model: Any) -> frozenset[str]:
@@ -74,24 +71,17 @@ def _check_model(agent: str, model: Any) -> None:
 
 def _check_instruction(agent: str, instruction: Any) -> None:
     """Text, or a function ADK can call with its one argument (the ReadonlyContext)."""
-    if isinstance(instruction, str):
-        return
-    if not callable(instruction) or isinstance(instruction, type | BuilderBase):
-        raise BuildError(
-            f"an instruction must be text or a callable, not {describe_value(instruction)}",
-            agent=agent,
-            field="instruction",
+    if not isinstance(instruction, str):
+        checked_function(
+            instruction,
+            agent,
+            "instruction",
+            takes=1,
+            what="an instruction that is not text",
             hint="e.g. .instruct('Answer the {topic} question.'), or a function of the "
-            "ReadonlyContext returning text.",
+            "ReadonlyContext ADK passes: def instruction(ctx): return '...'.",
+            classes=False,
         )
-    checked_function(
-        instruction,
-        agent,
-        "instruction",
-        takes=1,
-        what="an instruction function",
-        hint="take the ReadonlyContext ADK passes: def instruction(ctx): return '...'.",
-    )
 
 
 def _check_output_key(agent: str, key: Any) -> None:
@@ -227,16 +217,12 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
                 )
             return self.agent_tool(fn_or_tool)
         # ADK treats any truthy value as "ask": a str such as 'no' would ask on every call
-        if not isinstance(require_confirmation, bool) and (
-            not callable(require_confirmation) or isinstance(require_confirmation, type)
-        ):
-            raise BuildError(
-                "require_confirmation must be True, False or a function, not "
-                f"{describe_value(require_confirmation)}",
-                agent=self._name,
-                field="tools",
-                hint="e.g. .tool(refund, require_confirmation=True), or a function of the "
-                "call's arguments returning whether to ask.",
+        if not isinstance(require_confirmation, bool):
+            checked_callable(
+                require_confirmation,
+                self._name,
+                "require_confirmation",
+                "True, False, or a function of the call's arguments returning whether to ask.",
             )
         if require_confirmation:
             if not callable(fn_or_tool) or hasattr(fn_or_tool, "run_async"):
@@ -313,13 +299,14 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
 
     def context(self, spec: Any) -> Self:
         """What conversation this agent sees: a C spec, e.g. `C.user_only() + C.from_state("intent")`."""
-        if not isinstance(spec, ContextSpec):
-            raise BuildError(
-                f"context() needs a C spec, got {type(spec).__name__}",
-                agent=self._name,
-                field="context",
-                hint="e.g. .context(C.user_only()).",
-            )
+        checked_instance(
+            spec,
+            self._name,
+            "context",
+            ContextSpec,
+            what="a C spec",
+            hint=".context(C.user_only())",
+        )
         return self._copy(_context=spec)
 
     def model_select(
@@ -346,32 +333,6 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
         Each model call sets the request's model to the pick, so every candidate must be served
         by the same ADK model class as the agent's model (e.g. Gemini names for a Gemini agent);
         the build refuses others."""
-        if isinstance(candidates, ModelCandidate | str):
-            candidates = (candidates,)
-        if not isinstance(candidates, list | tuple):
-            raise BuildError(
-                f"candidates must be a list of ModelCandidates or model names, not "
-                f"{describe_value(candidates)}",
-                agent=self._name,
-                field="candidates",
-                hint='e.g. [ModelCandidate("gemini-2.5-flash"), '
-                'ModelCandidate("gemini-2.5-pro", quality_tier=2)].',
-            )
-        if requires is None:
-            requires = ()
-        elif isinstance(requires, str):
-            requires = (requires,)
-        wrong: Any = requires
-        if isinstance(requires, list | tuple | set | frozenset):
-            wrong = next((r for r in requires if not isinstance(r, str) or not r), None)
-        if wrong is not None:
-            raise BuildError(
-                f"requires must be capability names, not {describe_value(wrong)}",
-                agent=self._name,
-                field="requires",
-                hint="e.g. requires={'vision'}, matched against ModelCandidate(..., "
-                "capabilities={'vision'}).",
-            )
         selector = model_selector(
             self._name,
             strategy,
@@ -382,15 +343,6 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
             prices=prices,
             expected_output_tokens=expected_output_tokens,
         )
-        if budget_key is not None:  # a state key like any other (the S steps' rules)
-            check_key(
-                budget_key,
-                "model_select(budget_key=)",
-                agent=self._name,
-                field="budget_key",
-                hint="name the state key holding the budget left in USD, e.g. "
-                "budget_key='budget_usd'.",
-            )
         return self._copy(_model_selector=selector)
 
     def accepts(self, *modalities: Any, max_tokens: int | None = None) -> Self:

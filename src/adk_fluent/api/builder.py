@@ -19,9 +19,8 @@ from adk_fluent.adk.compat import (
     installed_fields,
 )
 from adk_fluent.adk.compile import callback_keywords, takes_keywords
-from adk_fluent.arguments import checked_function
+from adk_fluent.arguments import checked_callable, checked_function, checked_some
 from adk_fluent.errors import BuildError, FieldNotInstalledError, UnknownSetterError, did_you_mean
-from adk_fluent.ir.depth import recursion_room, tree_depth, walking
 from adk_fluent.ir.middleware import check_middleware
 from adk_fluent.ir.names import is_valid_name, name_problem
 from adk_fluent.ir.nodes import Node, TransformNode
@@ -41,16 +40,20 @@ def check_name(name: object, what: str = "agent") -> None:
         )
 
 
-def builder_children(builder: Any) -> list[BuilderBase]:
-    """The builders a builder holds (steps, branches, bodies, delegates), found without recursion."""
+def _unbuilt(root: BuilderBase) -> list[BuilderBase]:
+    """`root` and the builders under it (steps, branches, bodies, delegates) whose IR is not
+    made yet, each before the builders it holds, found without recursion."""
+    holders = (BuilderBase, tuple, list)
     found: list[BuilderBase] = []
-    stack: list[Any] = list(builder.__dict__.values())
+    stack: list[Any] = [root]
     while stack:
         value = stack.pop()
         if isinstance(value, BuilderBase):
-            found.append(value)
-        elif isinstance(value, tuple | list):
-            stack.extend(value)
+            if "_ir" not in value.__dict__:
+                found.append(value)
+                stack += [v for v in value.__dict__.values() if isinstance(v, holders)]
+        else:  # a tuple or list of steps, branches or (rule, step) pairs
+            stack += [v for v in value if isinstance(v, holders)]
     return found
 
 
@@ -129,7 +132,6 @@ class BuilderBase:
         state = new.__dict__
         state.update(self.__dict__)
         state.pop("_ir", None)  # the IR belongs to one value only
-        state.pop("_ir_depth", None)
         state.update(changes)
         return new
 
@@ -177,7 +179,6 @@ class BuilderBase:
         state = new.__dict__
         state.update(self.__dict__)
         state.pop("_ir", None)
-        state.pop("_ir_depth", None)
         state["_fields"] = {**self._fields, field: value}
         return new
 
@@ -188,21 +189,8 @@ class BuilderBase:
     def _add_callbacks(self, field: str, callbacks: tuple[Callable[..., Any], ...]) -> Self:
         self._check_field(field)
         keywords = callback_keywords(field)
-        for callback in callbacks:
-            if isinstance(callback, type):  # callable, but ADK would construct it per call
-                raise BuildError(
-                    f"the class {callback.__name__} is not a callback",
-                    agent=self._name,
-                    field=field,
-                    hint=f"pass an instance ({callback.__name__}()) or a function.",
-                )
-            if not callable(callback):
-                raise BuildError(
-                    f"expected a callable, got {type(callback).__name__}",
-                    agent=self._name,
-                    field=field,
-                    hint="pass a function or coroutine function.",
-                )
+        for callback in callbacks:  # a class is callable, but ADK would construct it per call
+            checked_callable(callback, self._name, field, "a function, or an instance of a class.")
             # ADK passes these by keyword; one that does not take them gets them in order
             if keywords is not None and not takes_keywords(callback, keywords):
                 checked_function(
@@ -285,13 +273,15 @@ class BuilderBase:
         """Attach middleware (docs/middleware.md) to this agent or composite: it sees the
         callbacks of this subtree only (on the root expression: the whole app). Compiled with
         the rest of the tree's middleware into one ADK plugin by `to_app()` / `run()`."""
-        if not middleware:
-            raise BuildError(
-                ".middleware() needs at least one middleware",
-                agent=self._name,
-                field="middleware",
-                hint="e.g. .middleware(retry(max_attempts=3)); see docs/middleware.md.",
-            )
+        hint = "e.g. .middleware(retry(max_attempts=3)); see docs/middleware.md."
+        checked_some(
+            middleware,
+            self._name,
+            "middleware",
+            shown=".middleware()",
+            items="middleware",
+            hint=hint,
+        )
         for item in middleware:
             check_middleware(item, self._name)
         return self._copy(_middleware=(*self._middleware, *middleware))
@@ -305,33 +295,23 @@ class BuilderBase:
     def to_ir(self) -> Node:
         """The frozen IR tree of this expression (computed once per builder value)."""
         ir: Node | None = self.__dict__.get("_ir")
-        if ir is not None:
-            return ir
-        if walking.active:  # a parent's to_ir is building this child
-            ir = self._build_ir()
-        else:
-            walking.active = True
-            try:
-                try:
-                    ir = self._build_ir()
-                except RecursionError:  # a tree deeper than the stack allows: measure, retry
-                    # (building is pure: the subtrees finished before the error stay cached)
-                    with recursion_room(tree_depth(self, builder_children)):
-                        ir = self._build_ir()
-            finally:
-                walking.active = False
+        if ir is None:
+            # the builders under it first, deepest first: each then finds its children's IR
+            # made, so a tree of any depth builds without recursion
+            for inner in reversed(_unbuilt(self)):
+                inner._own_ir()
+            ir = self._own_ir()
             _check_given_step_names(ir)
-        if self._middleware:
-            ir = ir.replace(middleware=(*ir.middleware, *self._middleware))
-        self.__dict__["_ir"] = ir
         return ir
 
-    def ir_depth(self) -> int:
-        """How many levels deep this expression's tree is (for room on the stack)."""
-        depth = self.__dict__.get("_ir_depth")
-        if depth is None:  # measured once per builder value (to_ir is cached the same way)
-            depth = self.__dict__["_ir_depth"] = tree_depth(self.to_ir())
-        return int(depth)
+    def _own_ir(self) -> Node:
+        ir: Node | None = self.__dict__.get("_ir")
+        if ir is None:
+            ir = self._build_ir()
+            if self._middleware:
+                ir = ir.replace(middleware=(*ir.middleware, *self._middleware))
+            self.__dict__["_ir"] = ir
+        return ir
 
     def _build_ir(self) -> Node:
         raise TypeError(f"{type(self).__name__} does not define _build_ir()")

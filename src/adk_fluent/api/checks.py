@@ -11,16 +11,15 @@ from adk_fluent.analysis.contracts.checker import initial_key_names
 from adk_fluent.api.builder import BuilderBase
 from adk_fluent.api.state_schema import StateSchema
 from adk_fluent.errors import BuildError
-from adk_fluent.ir.depth import recursion_room, tree_depth
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import BuildOptions
 
 
-def _resolve(target: Any) -> tuple[Node, BuildOptions, int]:
+def _resolve(target: Any) -> tuple[Node, BuildOptions]:
     if isinstance(target, BuilderBase):
-        return target.to_ir(), target.options, target.ir_depth()
+        return target.to_ir(), target.options
     if isinstance(target, Node):
-        return target, BuildOptions(), tree_depth(target)
+        return target, BuildOptions()
     given = f"type {target.__name__}" if isinstance(target, type) else type(target).__name__
     schema_first = isinstance(target, type) and issubclass(target, StateSchema)
     raise BuildError(
@@ -50,18 +49,17 @@ def check_contracts(
     and warnings. `checks`: run only these registered checks. A builder's own `.strict(schema=,
     initial_keys=)` and `.filtered()` apply too.
     """
-    root, options, depth = _resolve(target)
+    root, options = _resolve(target)
     given_keys = initial_key_names(initial_keys)  # before merging: a str would split into letters
     declared = options.strict
-    with recursion_room(depth):  # the data flow is a recursive walk (ir/depth.py)
-        return check_tree(
-            root,
-            installed_adk=adk_version(),
-            schema=schema if schema is not None else (declared.schema if declared else None),
-            strict=strict,
-            initial_keys=(*given_keys, *(declared.initial_keys if declared else ())),
-            target_adk=target_adk,
-            visibility_mode=visibility_mode or options.visibility_mode,
-            checks=checks,
-            installed_behaviour=behaviour,
-        )
+    return check_tree(
+        root,
+        installed_adk=adk_version(),
+        schema=schema if schema is not None else (declared.schema if declared else None),
+        strict=strict,
+        initial_keys=(*given_keys, *(declared.initial_keys if declared else ())),
+        target_adk=target_adk,
+        visibility_mode=visibility_mode or options.visibility_mode,
+        checks=checks,
+        installed_behaviour=behaviour,
+    )

@@ -13,26 +13,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from adk_fluent.api.state_steps import S, StateStep
-from adk_fluent.arguments import checked_count, checked_text
-from adk_fluent.errors import BuildError, UnknownSetterError, did_you_mean
+from adk_fluent.arguments import checked_count, checked_some, checked_text
+from adk_fluent.errors import UnknownSetterError, did_you_mean
 from adk_fluent.ir.context_spec import ContextSpec
 from adk_fluent.ir.state_keys import check_key
 from adk_fluent.ir.steps import CaptureTurns
 
 
 def _names(names: tuple[str, ...], what: str, example: str) -> tuple[str, ...]:
-    if not names:
-        raise BuildError(f"{what} needs at least one name", field="context", hint=example)
+    checked_some(names, None, "context", shown=what, items="name", hint=example)
     for name in names:
-        if not isinstance(name, str) or not name:
-            shown = (
-                repr(name)
-                if isinstance(name, str | int | float) or name is None
-                else (type(name).__name__)
-            )
-            raise BuildError(
-                f"{what} needs names (strings), got {shown[:40]}", field="context", hint=example
-            )
+        checked_text(name, None, "context", what="names (strings)", hint=example, shown=what)
     return names
 
 
@@ -146,12 +137,6 @@ class C(metaclass=_CType):
             hint="e.g. C.capture_turns('recent', 3).",
             shown="C.capture_turns(key, n)",
         )
-        if not isinstance(key, str) or not key:
-            raise BuildError(
-                f"C.capture_turns(key, n) needs a state key name, got {key!r}"[:120],
-                field="key",
-                hint="e.g. C.capture_turns('recent', 3).",
-            )
         check_key(
             key, "C.capture_turns(key, n)", field="key", hint="e.g. C.capture_turns('recent', 3)."
         )

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NoReturn
 
+from adk_fluent.api.builder import check_name
 from adk_fluent.api.expression import Expression, Loop, Timeout, as_step, until
-from adk_fluent.arguments import checked_count, checked_function, checked_text
+from adk_fluent.arguments import checked_count, checked_function, checked_some, checked_text
 from adk_fluent.errors import BuildError, did_you_mean
 from adk_fluent.ir.names import slug
 from adk_fluent.ir.nodes import (
@@ -220,13 +221,7 @@ def gate(
     """
     if unknown:
         _refuse_gate_options(unknown, name)
-    if not isinstance(name, str) or not name.isidentifier():
-        raise BuildError(
-            f"gate(name=...) must be an identifier, got {name!r:.40}",
-            agent=str(name)[:40],
-            field="name",
-            hint="e.g. gate(..., name='refund_approval')",
-        )
+    check_name(name, "gate")
     checked_text(
         message,
         name,
@@ -288,13 +283,8 @@ class Tap(Expression):
     def __init__(self, fn: Callable[[Any], Any], name: str | None = None) -> None:
         fn_name = getattr(fn, "__name__", "tap")
         label = name or ("tap" if fn_name == "<lambda>" else slug("tap", str(fn_name)))
-        if name is not None and (not isinstance(name, str) or not name.isidentifier()):
-            raise BuildError(
-                f"tap(name=...) must be an identifier, got {name!r:.40}",
-                agent="tap",
-                field="name",
-                hint="e.g. tap(log_state, name='log_state')",
-            )
+        if name is not None:
+            check_name(name, "tap")
         checked_function(
             fn, label, "fn", takes=1, what="tap(fn)", hint="tap(lambda state: print(state))"
         )
@@ -321,17 +311,10 @@ class Race(Expression):
 
     def __init__(self, *bodies: Any, name: str | None = None) -> None:
         steps = tuple(as_step(b, "race") for b in bodies)
-        if len(steps) < 2:
-            raise BuildError(
-                "race() needs at least two alternatives", hint="race(fast_agent, careful_agent)"
-            )
-        if name is not None and (not isinstance(name, str) or not name.isidentifier()):
-            raise BuildError(
-                f"race(name=...) must be an identifier, got {name!r:.40}",
-                agent="race",
-                field="name",
-                hint="e.g. race(fast, careful, name='answer_race')",
-            )
+        hint = "race(fast, careful)"
+        checked_some(steps, None, "bodies", shown="race()", items="alternative", least=2, hint=hint)
+        if name is not None:
+            check_name(name, "race")
         super().__init__(name or slug("race", *(s.name for s in steps))[:48])
         for step in steps:
             gates = [n.name for n in step.to_ir().walk() if n.PAUSES_RUN]

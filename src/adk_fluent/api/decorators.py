@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from types import FunctionType
+from types import FunctionType, NoneType
 from typing import Any, overload
 
 from adk_fluent.api.agent import Agent
 from adk_fluent.api.builder import BuilderBase, check_name
 from adk_fluent.api.presets import Preset
+from adk_fluent.arguments import checked_instance
 from adk_fluent.errors import BuildError, describe_value
 
 
@@ -142,13 +143,8 @@ def agent(fn: Any = None, /, *, name: str | None = None, use: Any = None, **sett
     becomes the description. The keyword settings are a Preset's (any Agent setter name, checked
     at once with a did-you-mean), applied after `use` (a Preset). The function object itself is
     not changed: the decorated name refers to the builder, and nothing is patched onto it."""
-    if use is not None and not isinstance(use, Preset):
-        raise _refuse(
-            f"use= takes a Preset, not {describe_value(use)}",
-            "e.g. @agent(use=Preset(model='gemini-2.5-flash')).",
-            field="use",
-        )
-    preset = use
+    hint = "e.g. @agent(use=Preset(model='gemini-2.5-flash'))."
+    preset = checked_instance(use, None, "use", (Preset, NoneType), what="a Preset", hint=hint)
     if settings:
         extra = Preset(**settings)
         preset = extra if preset is None else preset | extra

@@ -12,9 +12,9 @@ Only unnamed composites flatten; a composite given `name=` stays a unit.
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import NoneType
 from typing import TYPE_CHECKING, Any, NoReturn, Self
 
 from adk_fluent_generated.builder_bases import (
@@ -28,8 +28,14 @@ from adk_fluent.adk.native import is_native_agent, native_ir
 from adk_fluent.api.builder import BuilderBase, check_name
 from adk_fluent.api.declarations import AgentCallbacks, DeclaresState
 from adk_fluent.api.running import Runnable
-from adk_fluent.arguments import checked_count, checked_function
-from adk_fluent.errors import BuildError, EmptyCompositeError, describe_value, did_you_mean
+from adk_fluent.arguments import (
+    checked_choice,
+    checked_count,
+    checked_function,
+    checked_instance,
+    checked_seconds,
+)
+from adk_fluent.errors import BuildError, EmptyCompositeError, describe_value
 from adk_fluent.ir.edges import (
     CHUNK_UNITS,
     EDGES,
@@ -473,14 +479,9 @@ class FanOut(_Composite, DeclaresState, AgentCallbacks, ParallelAgentSetters):
             hint="name the key the merged outputs go to, e.g. .merge('dict', into='results').",
         )
         if isinstance(how, str):
-            if how not in MERGE_MODES:
-                raise BuildError(
-                    f".merge({how!r}) is not a merge mode",
-                    agent=where,
-                    field="merge",
-                    hint=did_you_mean(how, MERGE_MODES)
-                    or "use 'dict', 'concat', or a function of {branch name: output}.",
-                )
+            checked_choice(
+                how, where, "merge", MERGE_MODES, hint="or merge with a function of the outputs."
+            )
             if separator is not None and how != "concat":
                 raise BuildError(
                     f"separator= applies to .merge('concat'), not .merge({how!r})",
@@ -488,13 +489,8 @@ class FanOut(_Composite, DeclaresState, AgentCallbacks, ParallelAgentSetters):
                     field="separator",
                     hint="drop separator=, or merge with 'concat'.",
                 )
-            if separator is not None and not isinstance(separator, str):
-                raise BuildError(
-                    f"separator= must be text, got {describe_value(separator)}",
-                    agent=where,
-                    field="separator",
-                    hint="e.g. .merge('concat', into='report', separator=' | ').",
-                )
+            hint = "e.g. separator=' | '"
+            checked_instance(separator, where, "separator", (str, NoneType), what="text", hint=hint)
             record = FanOutMerge(how, into, "\n\n" if separator is None else separator)
         else:
             checked_function(
@@ -535,8 +531,6 @@ class FanOut(_Composite, DeclaresState, AgentCallbacks, ParallelAgentSetters):
 
 def _edge_kind(edge: Any, agent: str) -> str:
     """`edge` if `.then()` knows it, else a BuildError with a did-you-mean."""
-    if isinstance(edge, str) and edge in EDGES:
-        return edge
     if edge == FIRST_COMPLETE:
         raise BuildError(
             "first_complete is how a FanOut ends, not an edge between two steps",
@@ -544,28 +538,15 @@ def _edge_kind(edge: Any, agent: str) -> str:
             field="edge",
             hint="write FanOut(a, b).first_complete() (or FanOut(a, b, join='first_complete')).",
         )
-    hint = did_you_mean(edge, EDGES) if isinstance(edge, str) else None
-    raise BuildError(
-        f".then(edge={describe_value(edge)}) is not an edge",
-        agent=agent,
-        field="edge",
-        hint=hint or "use edge='complete' (the default, like >>) or edge='chunked'.",
-    )
+    return checked_choice(edge, agent, "edge", EDGES, hint="'complete' (the default) is >>.")
 
 
 def _join_kind(join: Any, agent: str | None) -> str | None:
     """A FanOut's join: None for "complete" (every branch), else "first_complete"."""
-    if join == "complete":
-        return None
-    if join == FIRST_COMPLETE:
-        return FIRST_COMPLETE
-    hint = did_you_mean(join, JOINS) if isinstance(join, str) else None
-    raise BuildError(
-        f"FanOut(join={describe_value(join)}) is not a join",
-        agent=agent,
-        field="join",
-        hint=hint or "use join='complete' (the default: every branch) or join='first_complete'.",
+    kind = checked_choice(
+        join, agent, "join", JOINS, hint="'complete' (the default) waits for all."
     )
+    return None if kind == "complete" else kind
 
 
 @dataclass(frozen=True)
@@ -676,13 +657,14 @@ class Loop(_Composite, DeclaresState, AgentCallbacks, LoopAgentSetters):
         super().__init__(*body, name=name)
         if len(self._steps) == 1:  # `(a >> b) * n`: ADK's loop runs a, b as its own sub-agents
             self._steps = _flatten(Pipeline, self._steps[0])
-        if until is not None and not isinstance(until, Until):
-            raise BuildError(
-                f"until= needs until(predicate), got {describe_value(until)}",
-                agent=self._name,
-                field="until",
-                hint="Loop(body, until=until(lambda state: state.get('done'))).",
-            )
+        checked_instance(
+            until,
+            self._name,
+            "until",
+            (Until, NoneType),
+            what="a condition made by until(predicate)",
+            hint="Loop(body, until=until(lambda state: state.get('done'))).",
+        )
         self._until = until
         if until is not None and max_iterations is None:
             max_iterations = until.max
@@ -798,14 +780,14 @@ def _parallel(left: Any, right: Any) -> FanOut:
 def _loop(body: Expression, times: Any) -> Loop:
     if isinstance(times, Until):
         return Loop(body, until=times)
-    if isinstance(times, bool) or not isinstance(times, int) or times < 1:
-        raise BuildError(
-            f"`{body.name} * {describe_value(times)}`: a loop count must be a positive int "
-            "or until(...)",
-            agent=body.name,
-            field="max_iterations",
-            hint="e.g. body * 3, or body * until(lambda state: state.get('done')).",
-        )
+    checked_count(  # named after the body: the loop has no name yet
+        times,
+        body.name,
+        "max_iterations",
+        least=1,
+        hint="e.g. body * 3, or body * until(lambda state: state.get('done')).",
+        shown=f"the loop count in `{body.name} * n`",
+    )
     return Loop(body, max_iterations=times)
 
 
@@ -819,22 +801,17 @@ class Timeout(Expression):
 
     def __init__(self, body: Any, seconds: float, name: str | None = None) -> None:
         step = as_step(body, "timeout")
-        if (
-            isinstance(seconds, bool)
-            or not isinstance(seconds, int | float)
-            or not math.isfinite(seconds)
-            or seconds <= 0
-        ):
-            raise BuildError(
-                f"timeout needs a positive, finite number of seconds, got {describe_value(seconds)}",
-                agent=step.name,
-                field="seconds",
-                hint="e.g. step.timeout(30); for no deadline, leave .timeout() out.",
-            )
+        seconds = checked_seconds(
+            seconds,
+            step.name,
+            "seconds",
+            positive=True,
+            hint="e.g. step.timeout(30); for no deadline, leave .timeout() out.",
+        )
         if name is not None:
             check_name(name, "step")
         super().__init__(name or slug("timeout", step.name))
-        self._body, self._seconds = step, float(seconds)
+        self._body, self._seconds = step, seconds
 
     def _build_ir(self) -> TimeoutNode:
         return TimeoutNode(
@@ -855,14 +832,15 @@ class Boundary(Expression):
         if service is not None:
             check_name(service, "service")
         for field, value in (("url", url), ("description", description)):
-            if not isinstance(value, str):
-                raise BuildError(
-                    f"execution_boundary {field}= must be a str, got {describe_value(value)}",
-                    agent=step.name,
-                    field=field,
-                    hint="url: the card URL the service will answer at, e.g. "
-                    "'http://heavy:8001/.well-known/agent-card.json'.",
-                )
+            checked_instance(
+                value,
+                step.name,
+                field,
+                str,
+                what="a str",
+                hint="url: the card URL the service will answer at, e.g. "
+                "'http://heavy:8001/.well-known/agent-card.json'.",
+            )
         if url and not url.startswith(("http://", "https://")):
             raise BuildError(
                 f"execution_boundary url={url!r} is not an http(s) URL",
@@ -939,22 +917,8 @@ class ChunkedEdge(Expression):
 
 
 def _chunk_by(by: Any, agent: str) -> str | int:
-    """`by` if a chunked edge can cut text by it, else a BuildError naming what it can."""
-    if isinstance(by, str) and by in CHUNK_UNITS:
-        return by
+    """`by` if a chunked edge can cut text by it (a unit or a number of characters)."""
     if isinstance(by, int) and not isinstance(by, bool):
-        if by >= 1:
-            return by
-        raise BuildError(
-            f"a chunked edge's by={by} would make empty chunks",
-            agent=agent,
-            field="by",
-            hint="give a positive number of characters, e.g. by=200, or by='sentence'.",
-        )
-    hint = did_you_mean(by, CHUNK_UNITS) if isinstance(by, str) else None
-    raise BuildError(
-        f"a chunked edge cannot cut text by {describe_value(by)}",
-        agent=agent,
-        field="by",
-        hint=hint or "use by='sentence', 'paragraph', 'line' or a number of characters (by=200).",
-    )
+        hint = "a positive number of characters (fewer make empty chunks), e.g. by=200."
+        return checked_count(by, agent, "by", least=1, hint=hint)
+    return checked_choice(by, agent, "by", CHUNK_UNITS, hint="or a number of characters (by=200).")

@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from adk_fluent.errors import BuildError, describe_value, did_you_mean
+from adk_fluent.arguments import checked_function
+from adk_fluent.errors import BuildError, did_you_mean
 
 # Parameters ADK itself fills in (the tool's context, a streaming tool's input): not resources.
 _ADK_PARAMETERS = frozenset({"tool_context", "input_stream"})
@@ -36,26 +37,16 @@ def per_call(factory: Callable[[], Any]) -> PerCall:
     """A resource made for each tool call that takes it: `inject(db=per_call(open_connection))`
     calls `open_connection()` (or awaits it, for a coroutine function) once per call. Nothing
     closes what it returns: a tool that must release it uses it as a context manager."""
-    if not callable(factory) or isinstance(factory, type):
-        raise BuildError(
-            f"per_call needs a function that makes the resource, not {describe_value(factory)}",
-            field="inject",
-            hint="e.g. per_call(open_connection), where def open_connection(): return ...",
-        )
-    try:
-        signature = inspect.signature(factory)
-    except (TypeError, ValueError):
-        return PerCall(factory)
-    try:
-        signature.bind()
-    except TypeError:
-        name = getattr(factory, "__name__", type(factory).__name__)
-        raise BuildError(
-            f"per_call calls its factory with no arguments, but {name}{signature} needs some",
-            field="inject",
-            hint="wrap it: per_call(lambda: make_client(settings)), or give its parameters "
-            "defaults.",
-        ) from None
+    checked_function(
+        factory,
+        None,
+        "inject",
+        takes=0,
+        what="per_call(factory)",
+        hint="a function of no arguments that makes the resource, e.g. "
+        "per_call(lambda: make_client(settings)).",
+        classes=False,
+    )
     return PerCall(factory)
 
 

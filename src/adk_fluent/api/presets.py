@@ -19,6 +19,7 @@ from adk_fluent_generated.builder_bases import LlmAgentSetters
 
 from adk_fluent.api.agent import Agent
 from adk_fluent.api.inject import check_resources
+from adk_fluent.arguments import checked_instance
 from adk_fluent.errors import BuildError, UnknownSetterError, describe_value, did_you_mean
 
 _B = TypeVar("_B")
@@ -150,13 +151,10 @@ class Preset:
                     field=adk_name,
                     hint=f"keep '{canonical}' (the canonical spelling) only.",
                 )
-        if "inject" in settings and not isinstance(settings["inject"], Mapping):
-            raise BuildError(
-                f"inject needs a mapping of resource names to values, not "
-                f"{describe_value(settings['inject'])}",
-                field="inject",
-                hint='e.g. Preset(inject={"db": pool}).',
-            )
+        if "inject" in settings:
+            what = "a mapping of resource names to values"
+            hint = 'e.g. Preset(inject={"db": pool}).'
+            checked_instance(settings["inject"], None, "inject", Mapping, what=what, hint=hint)
         self._settings: Mapping[str, Any] = MappingProxyType(dict(settings))
         self._check_values()
 

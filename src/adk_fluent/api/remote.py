@@ -25,7 +25,7 @@ from typing import Any
 
 from adk_fluent.api.builder import check_name
 from adk_fluent.api.expression import Expression
-from adk_fluent.arguments import checked_text
+from adk_fluent.arguments import checked_instance, checked_seconds, checked_text
 from adk_fluent.errors import BuildError, describe_value, with_article
 from adk_fluent.ir.a2a_card import RemoteConnection, card_agent_name, declared_by
 from adk_fluent.ir.nodes import RemoteAgentNode
@@ -68,21 +68,21 @@ class RemoteAgent(Expression):
         self._receives = _keys(
             name, "receives", declared.get("writes") if receives is None else receives
         )
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-            raise BuildError(
-                f"timeout must be a positive number of seconds, got {describe_value(timeout)}",
-                agent=name,
-                field="timeout",
-                hint="e.g. RemoteAgent(..., timeout=30); it bounds one request to the peer.",
-            )
-        if not isinstance(description, str):
-            raise BuildError(
-                f"description must be a str, got {describe_value(description)}",
-                agent=name,
-                field="description",
-                hint="describe what the remote agent does (a parent's model reads it).",
-            )
-        self._timeout = float(timeout)
+        self._timeout = checked_seconds(
+            timeout,
+            name,
+            "timeout",
+            positive=True,
+            hint="e.g. RemoteAgent(..., timeout=30); it bounds one request to the peer.",
+        )
+        checked_instance(
+            description,
+            name,
+            "description",
+            str,
+            what="a str",
+            hint="describe what the remote agent does (a parent's model reads it).",
+        )
         self._description = description or str(declared.get("description", ""))
         self._connection = _connection(name, headers, bearer_token, httpx_client_factory, retry)
 
@@ -144,14 +144,14 @@ def _connection(
     one attempt). Messages name header names, never their values."""
     pairs: list[tuple[str, str]] = []
     if headers is not None:
-        if not isinstance(headers, Mapping):
-            raise BuildError(
-                f"headers= takes a mapping of header names to values, got {type(headers).__name__}",
-                agent=agent,
-                field="headers",
-                hint="e.g. headers={'X-Api-Key': key}; they go with the card fetch and every "
-                "request.",
-            )
+        checked_instance(
+            headers,
+            agent,
+            "headers",
+            Mapping,
+            what="a mapping of header names to values",
+            hint="e.g. headers={'X-Api-Key': key}; they go with the card fetch and every request.",
+        )
         for header, value in headers.items():
             if not isinstance(header, str) or not _HEADER_NAME.match(header):
                 # never echoed: a header written as "Authorization: Bearer ..." holds a token
@@ -225,13 +225,7 @@ def _check_retry(agent: str, retry: Any) -> None:
         "e.g. RemoteAgent(..., retry=retry(max_attempts=3, backoff=0.5)) with "
         "`from adk_fluent.middleware import retry`."
     )
-    if not isinstance(retry, Retry):
-        raise BuildError(
-            f"retry= takes the policy retry(...) makes, got {with_article(type(retry).__name__)}",
-            agent=agent,
-            field="retry",
-            hint=hint,
-        )
+    checked_instance(retry, agent, "retry", Retry, what="the policy retry(...) makes", hint=hint)
     if tuple(retry.on) != (Exception,):
         raise BuildError(
             "retry(on=...) does not apply to a RemoteAgent: it calls again after the failures "

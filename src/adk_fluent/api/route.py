@@ -36,24 +36,16 @@ class Route(Expression):
         if name is not None:
             check_name(name, "route")
         where = name or slug("route", key)
-        if not isinstance(normalize, bool) and (
-            not callable(normalize) or isinstance(normalize, type)
-        ):
-            raise BuildError(
-                f"normalize must be True, False or a function, got {describe_value(normalize)}",
-                agent=where,
-                field="normalize",
-                hint="normalize=False compares labels exactly; normalize=str.lower (a function "
-                "of one label) normalises both sides.",
-            )
-        if callable(normalize) and not isinstance(normalize, bool):
+        if not isinstance(normalize, bool):
             checked_function(
                 normalize,
                 where,
                 "normalize",
                 takes=1,
-                what="normalize",
-                hint="normalize takes one label and returns its comparable form, e.g. str.lower.",
+                what="normalize (when not True or False)",
+                hint="normalize=False compares labels exactly; normalize=str.lower (a function "
+                "of one label) normalises both sides.",
+                classes=False,
             )
         super().__init__(where)
         self._key = key

@@ -5,15 +5,12 @@ Each method hands the engine the expression's IR tree and BuildOptions, never th
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Never, TypeAlias, TypedDict, TypeVar, Unpack
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, Unpack
 
-from adk_fluent.ir.depth import needs_room, recursion_room
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import BuildOptions, CompileTarget, ExecutionConfig
 from adk_fluent.run.engine import ENGINE, Backend
-
-_T = TypeVar("_T")
 
 if TYPE_CHECKING:
     from google.adk.agents.run_config import RunConfig
@@ -33,30 +30,22 @@ if TYPE_CHECKING:
     Prompt: TypeAlias = str | Content | Sequence[str | Part]
 
 
-class TurnOptions(TypedDict, total=False):
-    """The options of one turn: `run()`, `stream()`, `ask()` and `ask_sync()` take the same.
+class SessionOptions(TypedDict, total=False):
+    """Where a conversation lives: `session()` and `rewind()` take these (pass the ones the
+    turns ran with, which choose the store and the app name the session is under); every
+    turn takes them too (`TurnOptions`).
 
     Attributes:
-        user_id: Whose conversation: with `session_id`, it names the session in the store.
+        user_id: Whose conversation: with the session id, it names the session in the store.
             Default `"user"`.
-        session_id: The conversation to continue, or to start under this id when the store
-            has none (up to 128 characters). None: a new one-turn session under a fresh id;
-            pass an id of your own to continue a conversation later.
-        state: State to set with this turn: a dict of state keys (`app:` / `user:` prefixes
-            allowed, `temp:` not) to JSON values. It goes with the user's message, so the
-            agents (and `{key}` in instructions) see it from this turn on, every store keeps
-            it, and a rewind to before this turn undoes it.
         config: App-level settings (app name, middleware, plugins, max_llm_calls, ...). The
             app name chooses the conversation; the rest changes how turns run.
         session_store: Where sessions live: None or `"memory"` (in this process), a database
             URL (`"sqlite:///sessions.db"`, `"postgresql+asyncpg://..."`), or an ADK session
             service.
         backend: Models to run on instead of the agents' own, e.g.
-            `adk_fluent.testing.mock_backend({...})`; compared by identity.
-        run_config: ADK's RunConfig for this turn, as it is (instead of the one built from
-            `config` and `streaming`).
-        streaming: `"sse"` streams the models' partial replies (`AgentEvent.is_partial`),
-            `"none"` does not; None: the config's `streaming_mode`.
+            `adk_fluent.testing.mock_backend({...})`; compared by identity (the in-memory store
+            of a pipeline run on a backend is that backend's).
         session_service: An ADK session service to use (instead of `session_store`).
         artifact_service: ADK's artifact service for the tools and agents.
         memory_service: ADK's memory service for the tools and agents.
@@ -64,17 +53,37 @@ class TurnOptions(TypedDict, total=False):
     """
 
     user_id: str
-    session_id: str | None
-    state: Mapping[str, Any] | None
     config: ExecutionConfig | None
     session_store: str | BaseSessionService | None
     backend: Backend | None
-    run_config: RunConfig | None
-    streaming: Literal["sse", "none"] | None
     session_service: BaseSessionService | None
     artifact_service: BaseArtifactService | None
     memory_service: BaseMemoryService | None
     credential_service: BaseCredentialService | None
+
+
+class TurnOptions(SessionOptions, total=False):
+    """The options of one turn: `run()`, `stream()`, `ask()` and `ask_sync()` take the same,
+    `SessionOptions` and these.
+
+    Attributes:
+        session_id: The conversation to continue, or to start under this id when the store
+            has none (up to 128 characters). None: a new one-turn session under a fresh id;
+            pass an id of your own to continue a conversation later.
+        state: State to set with this turn: a dict of state keys (`app:` / `user:` prefixes
+            allowed, `temp:` not) to JSON values. It goes with the user's message, so the
+            agents (and `{key}` in instructions) see it from this turn on, every store keeps
+            it, and a rewind to before this turn undoes it.
+        run_config: ADK's RunConfig for this turn, as it is (instead of the one built from
+            `config` and `streaming`).
+        streaming: `"sse"` streams the models' partial replies (`AgentEvent.is_partial`),
+            `"none"` does not; None: the config's `streaming_mode`.
+    """
+
+    session_id: str | None
+    state: Mapping[str, Any] | None
+    run_config: RunConfig | None
+    streaming: Literal["sse", "none"] | None
 
 
 class Runnable:
@@ -87,24 +96,10 @@ class Runnable:
         @property
         def options(self) -> BuildOptions: ...
 
-        def ir_depth(self) -> int: ...
-
-    # A tree hundreds of levels deep builds and runs wherever a hand-written ADK tree of that
-    # depth does (ir/depth.py): a walk without side effects (build, to_app, a diagram) simply
-    # runs again with room if it hits the recursion limit; everything that opens a store or
-    # runs a turn measures the tree first and runs inside the room (a no-op when shallow).
-    def _pure_walk(self, walk: Callable[[Node], _T]) -> _T:
-        ir = self.to_ir()
-        try:
-            return walk(ir)
-        except RecursionError:
-            with recursion_room(self.ir_depth()):
-                return walk(ir)
-
     def build(self, *, backend: Any = None, target: CompileTarget | None = None) -> Any:
         """Compile to the native ADK root agent (`backend=mock_backend(...)` installs scripted
         models); `target="workflow"` compiles to an ADK 2.x Workflow (docs/workflow.md)."""
-        return self._pure_walk(lambda ir: ENGINE.build(ir, self.options, backend, target))
+        return ENGINE.build(self.to_ir(), self.options, backend, target)
 
     def to_app(
         self,
@@ -116,9 +111,7 @@ class Runnable:
         """Compile to a native ADK `App`: visibility plugin, the config's plugins, resumability,
         compaction and run metadata applied. `target` ("classic" or "workflow") overrides the
         config's and the default (docs/workflow.md)."""
-        app: App = self._pure_walk(
-            lambda ir: ENGINE.to_app(ir, self.options, config, backend, target=target)
-        )
+        app: App = ENGINE.to_app(self.to_ir(), self.options, config, backend, target=target)
         return app
 
     def to_runner(
@@ -130,8 +123,7 @@ class Runnable:
     ) -> Runner:
         """A native ADK `Runner` for this expression (session/artifact/memory services optional)."""
         ir = self.to_ir()
-        with recursion_room(self.ir_depth()):
-            runner: Runner = ENGINE.to_runner(ir, self.options, config, target=target, **services)
+        runner: Runner = ENGINE.to_runner(ir, self.options, config, target=target, **services)
         return runner
 
     async def run(self, prompt: Prompt, **options: Unpack[TurnOptions]) -> list[AgentEvent]:
@@ -154,9 +146,7 @@ class Runnable:
             BuildError: A mistake known before the turn runs (the prompt, an id, `state`, an
                 option, the tree itself): nothing is stored then.
         """
-        ir = self.to_ir()
-        with recursion_room(self.ir_depth()):
-            return await ENGINE.run(ir, self.options, prompt, **options)
+        return await ENGINE.run(self.to_ir(), self.options, prompt, **options)
 
     def stream(self, prompt: Prompt, **options: Unpack[TurnOptions]) -> AsyncIterator[AgentEvent]:
         """Run one turn, yielding its events as they happen.
@@ -173,10 +163,7 @@ class Runnable:
             BuildError: A mistake known before the turn runs (the prompt, an id, `state`, an
                 option, the tree itself): nothing is stored then.
         """
-        ir = self.to_ir()
-        events = ENGINE.stream(ir, self.options, prompt, **options)
-        depth = self.ir_depth()
-        return _with_room(events, depth) if needs_room(depth) else events
+        return ENGINE.stream(self.to_ir(), self.options, prompt, **options)
 
     async def ask(self, prompt: Prompt, **options: Unpack[TurnOptions]) -> str:
         """Run one turn and return its final reply's text. `prompt` and `**options` are
@@ -191,9 +178,7 @@ class Runnable:
             RunError: The turn ended with an error event (a failed step): its code,
                 message and author.
         """
-        ir = self.to_ir()
-        with recursion_room(self.ir_depth()):
-            return await ENGINE.ask(ir, self.options, prompt, **options)
+        return await ENGINE.ask(self.to_ir(), self.options, prompt, **options)
 
     def ask_sync(self, prompt: Prompt, **options: Unpack[TurnOptions]) -> str:
         """`ask()` for scripts without an event loop (it runs one with `asyncio.run`).
@@ -207,43 +192,16 @@ class Runnable:
                 option, the tree itself), or ask_sync inside a running event loop.
             RunError: The turn ended with an error event (a failed step).
         """
-        ir = self.to_ir()
-        with recursion_room(self.ir_depth()):
-            return ENGINE.ask_sync(ir, self.options, prompt, **options)
+        return ENGINE.ask_sync(self.to_ir(), self.options, prompt, **options)
 
-    async def session(
-        self,
-        session_id: str,
-        *,
-        user_id: str = "user",
-        config: ExecutionConfig | None = None,
-        session_store: str | BaseSessionService | None = None,
-        backend: Backend | None = None,
-        session_service: BaseSessionService | None = None,
-        artifact_service: BaseArtifactService | None = None,
-        memory_service: BaseMemoryService | None = None,
-        credential_service: BaseCredentialService | None = None,
-        **unknown: Never,
-    ) -> Session | None:
+    async def session(self, session_id: str, **options: Unpack[SessionOptions]) -> Session | None:
         """The stored ADK session (its events and state), as the session store holds it.
-
-        Pass the store, config and backend the turns ran with: they choose the store and the
-        app name the session is under.
 
         Args:
             session_id: The session's id.
-            user_id: Whose session. Default `"user"`.
-            config: The config the turns ran with (its app name chooses the session).
-            session_store: The store the turns ran with: None or `"memory"`, a database
-                URL, or an ADK session service.
-            backend: The backend the turns ran with (the in-memory store of a pipeline run on
-                a backend is that backend's).
-            session_service: The ADK session service the turns ran with.
-            artifact_service: ADK's artifact service.
-            memory_service: ADK's memory service.
-            credential_service: ADK's credential service.
-            **unknown: Not an option: a misspelt keyword raises BuildError with a
-                did-you-mean.
+            **options: The store, config and backend the turns ran with (`SessionOptions`):
+                they choose the store and the app name the session is under. A misspelt one
+                raises BuildError with a did-you-mean; type checkers reject it.
 
         Returns:
             ADK's Session (`.state`, `.events`), or None when the store has no such session.
@@ -251,38 +209,13 @@ class Runnable:
         Raises:
             BuildError: An id or an option is not usable.
         """
-        ir = self.to_ir()
-        with recursion_room(self.ir_depth()):
-            session: Session | None = await ENGINE.get_session(
-                ir,
-                self.options,
-                session_id,
-                user_id=user_id,
-                config=config,
-                session_store=session_store,
-                backend=backend,
-                session_service=session_service,
-                artifact_service=artifact_service,
-                memory_service=memory_service,
-                credential_service=credential_service,
-                **unknown,
-            )
+        session: Session | None = await ENGINE.get_session(
+            self.to_ir(), self.options, session_id, **options
+        )
         return session
 
     async def rewind(
-        self,
-        session_id: str,
-        before_invocation_id: str,
-        *,
-        user_id: str = "user",
-        config: ExecutionConfig | None = None,
-        session_store: str | BaseSessionService | None = None,
-        backend: Backend | None = None,
-        session_service: BaseSessionService | None = None,
-        artifact_service: BaseArtifactService | None = None,
-        memory_service: BaseMemoryService | None = None,
-        credential_service: BaseCredentialService | None = None,
-        **unknown: Never,
+        self, session_id: str, before_invocation_id: str, **options: Unpack[SessionOptions]
     ) -> None:
         """Rewind a session to before one of its turns (ADK's `Runner.rewind_async`): the
         state goes back to what it was then; the events stay, and later turns see the session
@@ -292,45 +225,19 @@ class Runnable:
             session_id: The session's id.
             before_invocation_id: The turn to undo, with every turn after it: an event's
                 `invocation_id` (from `run()`'s events or the stored session).
-            user_id: Whose session. Default `"user"`.
-            config: The config the turns ran with (its app name chooses the session).
-            session_store: The store the turns ran with: None or `"memory"`, a database
-                URL, or an ADK session service.
-            backend: The backend the turns ran with (the in-memory store of a pipeline run on
-                a backend is that backend's).
-            session_service: The ADK session service the turns ran with.
-            artifact_service: ADK's artifact service.
-            memory_service: ADK's memory service.
-            credential_service: ADK's credential service.
-            **unknown: Not an option: a misspelt keyword raises BuildError with a
-                did-you-mean.
+            **options: The store, config and backend the turns ran with (`SessionOptions`),
+                as for `session()`.
 
         Raises:
             BuildError: An id or an option is not usable.
         """
-        ir = self.to_ir()
-        with recursion_room(self.ir_depth()):
-            await ENGINE.rewind(
-                ir,
-                self.options,
-                session_id,
-                before_invocation_id,
-                user_id=user_id,
-                config=config,
-                session_store=session_store,
-                backend=backend,
-                session_service=session_service,
-                artifact_service=artifact_service,
-                memory_service=memory_service,
-                credential_service=credential_service,
-                **unknown,
-            )
+        await ENGINE.rewind(self.to_ir(), self.options, session_id, before_invocation_id, **options)
 
     def to_mermaid(self) -> str:
         """A mermaid flowchart of the tree with data-flow edges (who writes what who reads)."""
         from adk_fluent.analysis.mermaid import to_mermaid
 
-        return self._pure_walk(to_mermaid)
+        return to_mermaid(self.to_ir())
 
     def visualize(self) -> str:
         """Alias of to_mermaid(), for notebooks and the CLI."""
@@ -341,22 +248,10 @@ class Runnable:
         tools, and the state keys it reads and writes (needs adk-fluent[a2a])."""
         from adk_fluent.remote.cards import agent_card
 
-        return self._pure_walk(lambda ir: agent_card(ir, url, **options))
+        return agent_card(self.to_ir(), url, **options)
 
     def serve(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
         """Serve this pipeline over A2A until interrupted (`adk_fluent.remote.serve`)."""
         from adk_fluent.remote.serve import serve
 
         serve(self, host, port, **options)
-
-
-async def _with_room(events: AsyncIterator[AgentEvent], depth: int) -> AsyncIterator[AgentEvent]:
-    """A deep tree's stream: the room stays while the stream runs (it compiles on first use)."""
-    with recursion_room(depth):
-        try:
-            async for event in events:
-                yield event
-        finally:  # a caller that breaks out closes the engine's stream too
-            close = getattr(events, "aclose", None)
-            if close is not None:
-                await close()

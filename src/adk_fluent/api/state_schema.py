@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Self, get_args, get_origin
 
+from adk_fluent.arguments import checked_some
 from adk_fluent.errors import (
     BuildError,
     SchemaCompositionError,
@@ -36,6 +37,7 @@ from adk_fluent.errors import (
     StateKeyError,
     StateTypeError,
     StateWriteError,
+    describe_value,
     did_you_mean,
     with_article,
 )
@@ -442,6 +444,7 @@ def _state_of(cls: type, context: Any) -> tuple[Any, bool]:
 # -- declarations on agents (`Agent.reads()` / `Agent.writes()`) --------------------------------
 def _as_refs(items: Iterable[Any], agent: str, what: str) -> list[StateFieldRef]:
     refs: list[StateFieldRef] = []
+    hint = f"e.g. .{what}(MySchema.intent) or .{what}('intent')."
     for item in items:
         if isinstance(item, StateFieldRef):
             refs.append(item)
@@ -451,13 +454,12 @@ def _as_refs(items: Iterable[Any], agent: str, what: str) -> list[StateFieldRef]
             refs.extend(item.__state_fields__.values())
         else:
             raise BuildError(
-                f"{what}() takes schema fields or state key names, got {type(item).__name__} {item!r}",
+                f"{what}() takes schema fields or state key names, got {describe_value(item)}",
                 agent=agent,
                 field=what,
-                hint=f"e.g. .{what}(MySchema.intent) or .{what}('intent').",
+                hint=hint,
             )
-    if not refs:
-        raise BuildError(f"{what}() needs at least one field or key", agent=agent, field=what)
+    checked_some(refs, agent, what, shown=f"{what}()", items="field or key", hint=hint)
     return refs
 
 

@@ -14,7 +14,13 @@ from collections.abc import Callable
 from typing import Any, Never
 
 from adk_fluent.api.expression import StateStep, function_step
-from adk_fluent.arguments import checked_count, checked_function, checked_text
+from adk_fluent.arguments import (
+    checked_count,
+    checked_function,
+    checked_instance,
+    checked_some,
+    checked_text,
+)
 from adk_fluent.errors import BuildError
 from adk_fluent.ir import steps
 from adk_fluent.ir.names import slug
@@ -35,8 +41,7 @@ def _keys(
 def _constants(kind: str, values: dict[str, Any], example: str) -> tuple[tuple[str, Any], ...]:
     """Checked, private copies of S.set / S.default constants: keys usable, values storable."""
     what = f"S.{kind}()"
-    if not values:
-        raise BuildError(f"{what} needs at least one key=value", hint=example)
+    checked_some(values, None, "values", shown=what, items="key=value", hint=example)
     step = slug(kind, *sorted(values))  # the name the step will have (Step.default_name)
     _keys(tuple(values), what, example, step=step)
     pairs = []
@@ -76,8 +81,7 @@ class S:
         """Combine several keys into one: `fn(*values)`, or by default a dict {key: value}."""
         example = "S.merge('a', 'b', into='ab')"
         _keys(keys, "S.merge()", example)
-        if len(keys) < 2:
-            raise BuildError("S.merge() needs at least two keys to combine", hint=example)
+        checked_some(keys, None, "keys", shown="S.merge()", items="key", least=2, hint=example)
         if len(set(keys)) != len(keys):
             raise BuildError(
                 f"S.merge() names a key twice: {sorted(k for k in keys if keys.count(k) > 1)}",
@@ -108,41 +112,28 @@ class S:
     @staticmethod
     def pick(*keys: str) -> StateStep:
         """Keep only these session keys: every other unscoped key is set to None."""
-        if not keys:
-            raise BuildError(
-                "S.pick() needs at least one key to keep (with none it would clear every "
-                "session key)",
-                field="keys",
-                hint="S.pick('intent'); to clear keys by name use S.drop('a', 'b').",
-            )
+        hint = "with none it would clear every session key: S.pick('intent'); S.drop('a') clears."
+        checked_some(keys, None, "keys", shown="S.pick()", items="key to keep", hint=hint)
         return StateStep(steps.Pick(_keys(keys, "S.pick()", "S.pick('intent')")))
 
     @staticmethod
     def drop(*keys: str) -> StateStep:
         """Delete these keys (write None)."""
         _keys(keys, "S.drop()", "S.drop('scratch')")
-        if not keys:
-            raise BuildError(
-                "S.drop() needs at least one key", field="keys", hint="S.drop('scratch')"
-            )
+        checked_some(keys, None, "keys", shown="S.drop()", items="key", hint="S.drop('scratch')")
         return StateStep(steps.Drop(keys))
 
     @staticmethod
     def rename(**mapping: str) -> StateStep:
         """Move values: `S.rename(old="new")` writes new=old's value and deletes old."""
         example = "S.rename(draft='final')"
-        if not mapping:
-            raise BuildError("S.rename() needs old='new' pairs", field="keys", hint=example)
+        checked_some(
+            mapping, None, "keys", shown="S.rename()", items="old='new' pair", hint=example
+        )
         step = slug("rename", *sorted(mapping))
         for old, new in mapping.items():
-            if not isinstance(new, str):
-                raise BuildError(
-                    f"S.rename({old}=...) needs the new key name as a str, got a "
-                    f"{type(new).__name__}",
-                    agent=step,
-                    field=old,
-                    hint=f"{example}; to write a value use S.set({old}=...).",
-                )
+            hint = f"{example}; to write a value use S.set({old}=...)."
+            checked_instance(new, step, old, str, what="the new key name (a str)", hint=hint)
         _keys((*mapping, *mapping.values()), "S.rename()", example, step=step)
         news = list(mapping.values())
         for old, new in mapping.items():
@@ -181,8 +172,7 @@ class S:
     def compute(**fns: Callable[[Any], Any]) -> StateStep:
         """Write computed values: `S.compute(total=lambda s: s["a"] + s["b"])`."""
         example = "S.compute(total=lambda s: s['a'] + s['b'])"
-        if not fns:
-            raise BuildError("S.compute() needs at least one key=fn", field="keys", hint=example)
+        checked_some(fns, None, "keys", shown="S.compute()", items="key=fn", hint=example)
         step = slug("compute", *sorted(fns))
         _keys(tuple(fns), "S.compute()", example, step=step)
         for key, fn in fns.items():

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from adk_fluent.cli.common import EXIT_FINDINGS, EXIT_OK
-from adk_fluent.cli.targets import TargetError, import_project_module, load_target, parse_target
-from adk_fluent.errors import AdkFluentError, did_you_mean, install_extra, with_article
+from adk_fluent.cli.targets import TargetError, load_target, not_a, resolve_target
+from adk_fluent.errors import AdkFluentError, install_extra, with_article
 
 SUITE_FILES = (".yaml", ".yml", ".json")
 
@@ -112,29 +112,6 @@ def _one_line(error: AdkFluentError) -> str:
     return f"{type(error).__name__}: {'; '.join(lines)}"
 
 
-def _resolve(target: str, option: str = "", wanted: type | None = None) -> Any:
-    """The value `module:attr` names; TargetError (prefixed with `option`, e.g. "--backend: ")
-    when it cannot be loaded, listing the module's `wanted` objects when the name is not there."""
-    try:
-        module_name, attr = parse_target(target)
-        value: Any = import_project_module(module_name)
-    except TargetError as error:
-        raise TargetError(f"{option}{error}") from None
-    for part in attr.split("."):
-        if not hasattr(value, part):
-            names = [n for n in dir(value) if not n.startswith("_")]
-            hint = did_you_mean(part, names)
-            if hint is None and wanted is not None:
-                found = [n for n in names if isinstance(getattr(value, n, None), wanted)]
-                hint = f"{wanted.__name__} objects there: {', '.join(found)}" if found else None
-            raise TargetError(
-                f"{option}'{module_name}' has no attribute '{part}'"
-                + (f" ({hint})" if hint else "")
-            )
-        value = getattr(value, part)
-    return value
-
-
 def _is_suite_file(target: str) -> bool:
     # A file path may hold a ':' (C:\...), so the suffix decides before module:attr parsing.
     return Path(target).suffix.lower() in SUITE_FILES or (
@@ -159,18 +136,12 @@ def load_suite(args: argparse.Namespace) -> Any:
         raise TargetError(
             f"--pipeline goes with a suite file; '{target}' names a suite, which has its pipeline"
         )
-    value = _resolve(target, wanted=FluentEvalSuite)
+    value = resolve_target(target, wanted=FluentEvalSuite)
     if isinstance(value, FluentEvalSuite):
         return value
-    if isinstance(value, BuilderBase):
-        extra = "; name the suite, or run a suite file on it: --pipeline " + target
-    elif callable(value) and not isinstance(value, type):
-        extra = "; call it in the module and name the result"
-    else:
-        extra = ""
-    raise TargetError(
-        f"'{target}' is {with_article(type(value).__name__)}, not a FluentEvalSuite{extra}"
-    )
+    builder = isinstance(value, BuilderBase)
+    extra = f"; name the suite, or run a suite file on it: --pipeline {target}" if builder else ""
+    raise not_a(target, value, "a FluentEvalSuite", extra)
 
 
 def _load_suite_file(path: Path, pipeline_target: str | None) -> Any:
@@ -198,7 +169,7 @@ def _load_suite_file(path: Path, pipeline_target: str | None) -> Any:
 
 def load_backend(target: str) -> Any:
     """The test backend `module:attr` names (a function named there is called to make one)."""
-    value = _resolve(target, "--backend: ")
+    value = resolve_target(target, "--backend: ")
     if not callable(getattr(value, "model_for", None)) and callable(value):
         try:
             value = value()
@@ -218,17 +189,9 @@ def load_config(target: str) -> Any:
     """The ExecutionConfig `module:attr` names."""
     from adk_fluent.ir.options import ExecutionConfig
 
-    value = _resolve(target, "--config: ", wanted=ExecutionConfig)
+    value = resolve_target(target, "--config: ", wanted=ExecutionConfig)
     if not isinstance(value, ExecutionConfig):
-        extra = (
-            "; call it in the module and name the result"
-            if callable(value) and not isinstance(value, type)
-            else ""
-        )
-        raise TargetError(
-            f"--config: '{target}' is {with_article(type(value).__name__)}, not an "
-            f"ExecutionConfig{extra}"
-        )
+        raise not_a(target, value, "an ExecutionConfig", option="--config: ")
     return value
 
 

@@ -98,52 +98,60 @@ def import_project_module(module: str) -> ModuleType:
         ) from None
 
 
-def load_target(target: str) -> Any:
-    """The builder (or IR) that `module:attr` names; TargetError with a one-line reason."""
-    from adk_fluent.api.builder import BuilderBase
-
-    module_name, attr = parse_target(target)
-    value: Any = import_project_module(module_name)
+def resolve_target(
+    target: str, option: str = "", wanted: type | None = None, kind: str = ""
+) -> Any:
+    """The value `module:attr` names; TargetError (prefixed with `option`, e.g. "--backend: ")
+    when it cannot be loaded, listing the module's `wanted` objects (`kind`, e.g. "pipelines")
+    when the name is not there."""
+    try:
+        module_name, attr = parse_target(target)
+        value: Any = import_project_module(module_name)
+    except TargetError as error:
+        raise TargetError(f"{option}{error}") from None
     for part in attr.split("."):
         if not hasattr(value, part):
             names = [n for n in dir(value) if not n.startswith("_")]
-            builders = [n for n in names if isinstance(getattr(value, n, None), BuilderBase)]
             hint = did_you_mean(part, names)
-            if hint is None and builders:
-                hint = f"pipelines there: {', '.join(builders)}"
+            if hint is None and wanted is not None:
+                found = [n for n in names if isinstance(getattr(value, n, None), wanted)]
+                what = kind or f"{wanted.__name__} objects"
+                hint = f"{what} there: {', '.join(found)}" if found else None
             raise TargetError(
-                f"'{module_name}' has no attribute '{part}'" + (f" ({hint})" if hint else "")
+                f"{option}'{module_name}' has no attribute '{part}'"
+                + (f" ({hint})" if hint else "")
             )
         value = getattr(value, part)
-    if isinstance(value, BuilderBase):
-        return value
-    kind = type(value).__name__
+    return value
+
+
+def load_target(target: str) -> Any:
+    """The builder (or IR) that `module:attr` names; TargetError with a one-line reason."""
+    from adk_fluent.api.builder import BuilderBase
     from adk_fluent.api.state_schema import StateSchema
 
-    if isinstance(value, type) and issubclass(value, StateSchema):
-        extra = f"; a schema goes in --schema {target}"
-    elif callable(value) and not isinstance(value, type):
+    value = resolve_target(target, wanted=BuilderBase, kind="pipelines")
+    if isinstance(value, BuilderBase):
+        return value
+    schema = isinstance(value, type) and issubclass(value, StateSchema)
+    extra = f"; a schema goes in --schema {target}" if schema else ""
+    raise not_a(target, value, "an adk-fluent pipeline (Agent, Pipeline, Route, ...)", extra)
+
+
+def not_a(target: str, value: Any, wanted: str, extra: str = "", option: str = "") -> TargetError:
+    """The TargetError for a `target` whose value is not `wanted` ("a FluentEvalSuite"); `extra`
+    adds the command's own hint, and a function there is to be called in the module."""
+    if not extra and callable(value) and not isinstance(value, type):
         extra = "; call it in the module and name the result"
-    else:
-        extra = ""
-    raise TargetError(
-        f"'{target}' is {with_article(kind)}, not an adk-fluent pipeline (Agent, Pipeline, Route, ...){extra}"
-    )
+    kind = with_article(type(value).__name__)
+    return TargetError(f"{option}'{target}' is {kind}, not {wanted}{extra}")
 
 
 def load_schema(target: str) -> Any:
     """The StateSchema class that `module:Attr` names."""
     from adk_fluent.api.state_schema import StateSchema
 
-    module_name, attr = parse_target(target)
-    value: Any = import_project_module(module_name)
-    for part in attr.split("."):
-        if not hasattr(value, part):
-            hint = did_you_mean(part, [n for n in dir(value) if not n.startswith("_")])
-            raise TargetError(
-                f"'{module_name}' has no attribute '{part}'" + (f" ({hint})" if hint else "")
-            )
-        value = getattr(value, part)
+    value = resolve_target(target)
     if not (isinstance(value, type) and issubclass(value, StateSchema)):
         raise TargetError(f"'{target}' is not a StateSchema subclass")
     return value

@@ -21,7 +21,8 @@ from typing import Any
 
 from adk_fluent_generated.sentinel import UNSET
 
-from adk_fluent.errors import BuildError, describe_value, did_you_mean
+from adk_fluent.arguments import checked_count, checked_instance
+from adk_fluent.errors import BuildError, did_you_mean
 
 
 class Modality(Enum):
@@ -50,6 +51,7 @@ MEDIA: frozenset[Modality] = frozenset(
 
 _ORDER = {modality: index for index, modality in enumerate(Modality)}
 _NAMES = tuple(m.value for m in Modality)
+_LISTED = ", ".join(_NAMES)
 
 
 def ordered(modalities: Iterable[Modality]) -> tuple[Modality, ...]:
@@ -110,14 +112,8 @@ def parse_modality(value: Any, *, agent: str | None = None, field: str = "conten
     did-you-mean (or the modality a MIME type stands for) otherwise."""
     if isinstance(value, Modality):
         return value
-    example = 'e.g. .accepts("image", "text") or .accepts(Modality.IMAGE)'
-    if not isinstance(value, str):
-        raise BuildError(
-            f"a modality is a Modality or its name, not {describe_value(value)}",
-            agent=agent,
-            field=field,
-            hint=f"{example}; modalities: {', '.join(_NAMES)}.",
-        )
+    hint = f'e.g. .accepts("image", "text") or .accepts(Modality.IMAGE); modalities: {_LISTED}.'
+    checked_instance(value, agent, field, str, what="a Modality or its name", hint=hint)
     name = value.strip().lower()
     if name in _NAMES:
         return Modality(name)
@@ -126,7 +122,7 @@ def parse_modality(value: Any, *, agent: str | None = None, field: str = "conten
         hint = f'"{value[:60]}" is a MIME type: declare its modality, "{suggestion}"'
     else:
         guess = did_you_mean(name, _NAMES)
-        hint = (guess + " " if guess else "") + f"modalities: {', '.join(_NAMES)}"
+        hint = (guess + " " if guess else "") + f"modalities: {_LISTED}"
     raise BuildError(f"unknown modality {value[:60]!r}", agent=agent, field=field, hint=hint + ".")
 
 
@@ -140,23 +136,9 @@ def parse_modalities(
             "no modality was given",
             agent=agent,
             field=field,
-            hint=f'name at least one, e.g. .accepts("image", "text"); modalities: '
-            f"{', '.join(_NAMES)}.",
+            hint=f'name at least one, e.g. .accepts("image", "text"); modalities: {_LISTED}.',
         )
     return found
-
-
-def _token_bound(value: Any, what: str, agent: str | None) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise BuildError(
-            f"{what} must be a positive int, not {describe_value(value)}",
-            agent=agent,
-            field="content",
-            hint="a number of tokens, e.g. max_tokens=8000, or leave it out.",
-        )
-    return value
 
 
 @dataclass(frozen=True)
@@ -185,7 +167,9 @@ class ContentSpec:
                 value = (value,)
             object.__setattr__(self, name, parse_modalities(value))
         for name in ("max_input_tokens", "max_output_tokens"):
-            _token_bound(getattr(self, name), name, None)
+            if getattr(self, name) is not None:
+                hint = "a number of tokens, e.g. max_tokens=8000, or leave it out."
+                checked_count(getattr(self, name), None, "content", least=1, hint=hint, shown=name)
 
     def takes(self, modality: Modality) -> bool:
         """Whether an agent with this spec may be shown `modality`."""

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, cast
 
-from adk_fluent.errors import BuildError, did_you_mean
+from adk_fluent.arguments import checked_choice, checked_count
+from adk_fluent.errors import BuildError
 
 # The history filters the context views know (adk/context_view selects events by these).
 HISTORY_FILTERS: tuple[str, ...] = (
@@ -37,23 +38,17 @@ class ContextSpec:
 
     def __post_init__(self) -> None:
         # a hand-made spec is checked here, not when a turn's view is assembled
-        if self.history not in HISTORY_FILTERS:
-            history = self.history if isinstance(self.history, str) else type(self.history).__name__
-            guess = did_you_mean(history, HISTORY_FILTERS)
-            raise BuildError(
-                f"ContextSpec history {history!r:.60} is not a history filter",
-                field="context",
-                hint=(f"{guess} " if guess else "")
-                + "build specs with C: C.default(), C.none(), C.user_only(), "
-                "C.from_agents(...), C.exclude_agents(...), C.last_n_turns(n).",
-            )
-        if self.history == "last_n_turns" and (
-            isinstance(self.turns, bool) or not isinstance(self.turns, int) or self.turns < 1
-        ):
-            raise BuildError(
-                f"ContextSpec 'last_n_turns' needs a positive int turns, got {self.turns!r:.40}",
-                field="context",
-                hint="e.g. C.last_n_turns(3).",
+        checked_choice(
+            self.history,
+            None,
+            "context",
+            HISTORY_FILTERS,
+            hint="build specs with C: C.default(), C.none(), C.user_only(), "
+            "C.from_agents(...), C.exclude_agents(...), C.last_n_turns(n).",
+        )
+        if self.history == "last_n_turns":
+            checked_count(
+                self.turns, None, "context", least=1, hint="C.last_n_turns(3)", shown="turns"
             )
 
     def __add__(self, other: object) -> ContextSpec:

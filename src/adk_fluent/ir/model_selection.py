@@ -23,10 +23,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from types import NoneType
 from typing import Any, Literal
 
-from adk_fluent.errors import BuildError, describe_value, did_you_mean
+from adk_fluent.arguments import (
+    checked_callable,
+    checked_choice,
+    checked_count,
+    checked_instance,
+    checked_some,
+    checked_text,
+)
+from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.prices import ModelPrice, Prices, checked_prices
+from adk_fluent.ir.state_keys import check_key
 
 Strategy = Literal["cost_optimized", "quality_optimized", "budget_bounded"]
 STRATEGIES: tuple[str, ...] = ("cost_optimized", "quality_optimized", "budget_bounded")
@@ -57,54 +67,54 @@ class ModelCandidate:
     condition: Callable[[SelectionInput], bool] | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.model, str) or not self.model:
-            raise BuildError(
-                f"a candidate's model must be a model name, not {describe_value(self.model)}",
-                field="model",
-                hint='e.g. ModelCandidate("gemini-2.5-flash", quality_tier=1).',
-            )
+        checked_text(
+            self.model,
+            None,
+            "model",
+            what="a model name",
+            hint='e.g. ModelCandidate("gemini-2.5-flash", quality_tier=1).',
+        )
         if isinstance(self.quality_tier, bool) or not isinstance(self.quality_tier, int):
             raise BuildError(
                 f"quality_tier must be a whole number, not {describe_value(self.quality_tier)}",
                 field="quality_tier",
                 hint="higher tiers are better models, e.g. 1 for flash, 2 for pro.",
             )
-        if self.max_input_tokens is not None and (
-            isinstance(self.max_input_tokens, bool)
-            or not isinstance(self.max_input_tokens, int)
-            or self.max_input_tokens < 1
-        ):
-            raise BuildError(
-                f"max_input_tokens must be a positive whole number, not "
-                f"{describe_value(self.max_input_tokens)}",
-                field="max_input_tokens",
+        if self.max_input_tokens is not None:
+            checked_count(
+                self.max_input_tokens,
+                None,
+                "max_input_tokens",
+                least=1,
                 hint="the largest prompt (in tokens) this model should get, e.g. 1_000_000.",
             )
-        capabilities = self.capabilities
-        if isinstance(capabilities, str):
-            capabilities = frozenset({capabilities})
-        if not isinstance(capabilities, Iterable) or not all(
-            isinstance(c, str) and c for c in capabilities
-        ):
-            raise BuildError(
-                f"capabilities must be names, not {describe_value(self.capabilities)}",
-                field="capabilities",
-                hint="e.g. capabilities={'vision', 'long_context'}.",
+        capabilities = _names(self.capabilities, None, "capabilities", "{'vision', 'long_context'}")
+        object.__setattr__(self, "capabilities", capabilities)
+        checked_instance(
+            self.price,
+            None,
+            "price",
+            (ModelPrice, NoneType),
+            what="a ModelPrice",
+            hint="e.g. price=ModelPrice(input=0.30, output=2.50) (USD per million tokens).",
+        )
+        if self.condition is not None:
+            checked_callable(
+                self.condition, None, "condition", "condition=lambda s: s.input_tokens < 10_000."
             )
-        object.__setattr__(self, "capabilities", frozenset(capabilities))
-        if self.price is not None and not isinstance(self.price, ModelPrice):
-            raise BuildError(
-                f"a candidate's price must be a ModelPrice, not {describe_value(self.price)}",
-                field="price",
-                hint="e.g. price=ModelPrice(input=0.30, output=2.50) (USD per million tokens).",
-            )
-        if self.condition is not None and not callable(self.condition):
-            raise BuildError(
-                f"a candidate's condition must be a function of the selection input, not "
-                f"{describe_value(self.condition)}",
-                field="condition",
-                hint="e.g. condition=lambda s: s.input_tokens < 10_000.",
-            )
+
+
+def _names(value: Any, agent: str | None, field: str, example: str) -> frozenset[str]:
+    """Capability names: one name, or a collection of them."""
+    hint = f"e.g. {field}={example}."
+    if isinstance(value, str):
+        value = (value,)
+    names = tuple(
+        checked_instance(value, agent, field, Iterable, what="capability names", hint=hint)
+    )
+    for name in names:
+        checked_text(name, agent, field, what="capability names", hint=hint)
+    return frozenset(names)
 
 
 @dataclass(frozen=True)
@@ -207,48 +217,33 @@ def model_selector(
     *,
     budget_key: str | None = None,
     fallback_model: str | None = None,
-    requires: Iterable[str] | str = (),
+    requires: Iterable[str] | str | None = (),
     prices: Any = None,
     expected_output_tokens: int = 500,
 ) -> ModelSelectorNode:
     """A checked ModelSelectorNode for `agent` (what `.model_select(...)` builds); every mistake
     is refused here, naming the agent, the field and a hint."""
-    if strategy not in STRATEGIES:
-        raise BuildError(
-            f"unknown model selection strategy {strategy!r}",
-            agent=agent,
-            field="strategy",
-            hint=did_you_mean(str(strategy), STRATEGIES)
-            or f"use one of {', '.join(STRATEGIES)} (an 'adaptive' strategy is not provided).",
-        )
+    checked_choice(
+        strategy, agent, "strategy", STRATEGIES, hint="(an 'adaptive' strategy is not provided)."
+    )
     if isinstance(candidates, ModelCandidate | str):
         candidates = [candidates]
-    if not isinstance(candidates, Iterable):
-        raise BuildError(
-            f"candidates must be a list of ModelCandidate or model names, not "
-            f"{describe_value(candidates)}",
-            agent=agent,
-            field="candidates",
-            hint='e.g. candidates=[ModelCandidate("gemini-2.5-flash"), "gemini-2.5-pro"].',
-        )
+    example = 'e.g. [ModelCandidate("gemini-2.5-flash"), "gemini-2.5-pro"].'
+    checked_instance(
+        candidates,
+        agent,
+        "candidates",
+        (list, tuple),
+        what="a list of ModelCandidates or model names",
+        hint=example,
+    )
     listed = [ModelCandidate(c) if isinstance(c, str) else c for c in candidates]
-    for candidate in listed:
-        if not isinstance(candidate, ModelCandidate):
-            raise BuildError(
-                f"a candidate must be a ModelCandidate or a model name, not "
-                f"{describe_value(candidate)}",
-                agent=agent,
-                field="candidates",
-                hint='e.g. ModelCandidate("gemini-2.5-pro", quality_tier=2).',
-            )
-    if not listed:
-        raise BuildError(
-            "model_select needs at least one candidate",
-            agent=agent,
-            field="candidates",
-            hint='e.g. candidates=[ModelCandidate("gemini-2.5-flash"), '
-            'ModelCandidate("gemini-2.5-pro", quality_tier=2)].',
+    for index, candidate in enumerate(listed):
+        what = "a ModelCandidate or a model name"
+        checked_instance(
+            candidate, agent, f"candidates[{index}]", ModelCandidate, what=what, hint=example
         )
+    checked_some(listed, agent, "candidates", shown="model_select", items="candidate", hint=example)
     names = [c.model for c in listed]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
@@ -279,42 +274,30 @@ def model_selector(
             hint="e.g. .model_select('budget_bounded', [...], budget_key='budget_usd'), spent by "
             "cost_attribution(budget_key='budget_usd').",
         )
-    if budget_key is not None and (not isinstance(budget_key, str) or not budget_key):
-        raise BuildError(
-            f"budget_key must be a state key, not {describe_value(budget_key)}",
+    if budget_key is not None:  # a state key like any other (the S steps' rules)
+        check_key(
+            budget_key,
+            "model_select(budget_key=)",
             agent=agent,
             field="budget_key",
-            hint="e.g. budget_key='budget_usd'.",
+            hint="name the state key holding the budget left in USD, e.g. budget_key='budget_usd'.",
         )
-    if fallback_model is not None and (not isinstance(fallback_model, str) or not fallback_model):
-        raise BuildError(
-            f"fallback_model must be a model name, not {describe_value(fallback_model)}",
-            agent=agent,
-            field="fallback_model",
+    if fallback_model is not None:
+        checked_text(
+            fallback_model,
+            agent,
+            "fallback_model",
+            what="a model name",
             hint="e.g. fallback_model='gemini-2.5-flash-lite'.",
         )
-    if isinstance(requires, str):
-        requires = (requires,)
-    if not isinstance(requires, Iterable) or not all(isinstance(r, str) and r for r in requires):
-        raise BuildError(
-            f"requires must be capability names, not {describe_value(requires)}",
-            agent=agent,
-            field="requires",
-            hint="e.g. requires=('vision',), matching candidates' capabilities.",
-        )
-    if (
-        isinstance(expected_output_tokens, bool)
-        or not isinstance(expected_output_tokens, int)
-        or expected_output_tokens < 0
-    ):
-        raise BuildError(
-            f"expected_output_tokens must be a whole number, not "
-            f"{describe_value(expected_output_tokens)}",
-            agent=agent,
-            field="expected_output_tokens",
-            hint="the output a call is expected to produce, for comparing costs, e.g. 500.",
-        )
-    required = frozenset(requires)
+    required = _names(() if requires is None else requires, agent, "requires", "{'vision'}")
+    checked_count(
+        expected_output_tokens,
+        agent,
+        "expected_output_tokens",
+        least=0,
+        hint="the output a call is expected to produce, for comparing costs, e.g. 500.",
+    )
     if required and not any(required <= c.capabilities for c in listed):
         raise BuildError(
             f"no candidate has every required capability ({', '.join(sorted(required))})",

@@ -1,8 +1,8 @@
 """The IR: frozen node trees. ADK agent nodes are generated; adk-fluent's own control nodes live
 here, on the same Node base, each declaring its traits (see adk_fluent_generated.node).
 
-Analyses dispatch over node types with a NodeVisitor (one method per type, generated); `walk()`
-and `iter_paths()` traverse any tree.
+Analyses dispatch over node types with a NodeVisitor (one method per type, generated, walked
+without recursion); `walk()` and `iter_paths()` traverse any tree, iteratively too.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from adk_fluent_generated.ir_nodes import (
 )
 from adk_fluent_generated.node import Children, Node, Speaks
 from adk_fluent_generated.sentinel import UNSET
-from adk_fluent_generated.visitor import NODE_TYPE_NAMES, NodeVisitor
+from adk_fluent_generated.visitor import NODE_TYPE_NAMES, NodeVisitor, Walk
 
 __all__ = [
     "ADK_NODE_TYPES",
@@ -50,6 +50,7 @@ __all__ = [
     "TimeoutNode",
     "TransformNode",
     "UntilNode",
+    "Walk",
     "body_output_key",
     "final_replier",
     "iter_paths",
@@ -282,29 +283,50 @@ def walk(node: Node) -> Iterator[Node]:
 
 
 def iter_paths(node: Node, prefix: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Node]]:
-    """(path of names from the root, node) for every node."""
-    path = (*prefix, node.name)
-    yield path, node
-    for child in node.children:
-        yield from iter_paths(child, path)
-    for tree in node.attached:  # agent tools: under the agent that calls them
-        yield from iter_paths(tree, path)
+    """(path of names from the root, node) for every node, in `walk()`'s order."""
+    stack: list[tuple[tuple[str, ...], Node]] = [(prefix, node)]
+    while stack:
+        parent, item = stack.pop()
+        path = (*parent, item.name)
+        yield path, item
+        stack.extend((path, tree) for tree in reversed(item.attached))  # under their caller
+        stack.extend((path, child) for child in reversed(item.children))
+
+
+class _BodyOutput(NodeVisitor[None, "str | None"]):
+    """The key a body's output is collected from (`body_output_key`), one case per node type."""
+
+    def visit_llm_agent(self, node: LlmAgentNode, ctx: None) -> str | None:
+        return node.output_key if isinstance(node.output_key, str) else None
+
+    def visit_parallel_agent(
+        self, node: ParallelAgentNode, ctx: None
+    ) -> str | Walk[None, str | None] | None:
+        if node.merge is not None:  # a merged FanOut's output is what it merged
+            into: str = node.merge.into
+            return into
+        return self._last(node, None)
+
+    def visit_sequential_agent(
+        self, node: SequentialAgentNode, ctx: None
+    ) -> Walk[None, str | None]:
+        speaking = [child for child in node.children if not child.ZERO_COST]
+        return (yield speaking[-1], None) if speaking else None
+
+    def _last(self, node: Node, ctx: None) -> Walk[None, str | None]:
+        """Its last child's (a loop's body, a branch, a step's body), if any."""
+        return (yield node.children[-1], None) if node.children else None
+
+    visit_loop_agent = visit_fallback = visit_until = visit_transform = visit_route = _last
+    visit_map_over = visit_gate = visit_tap = visit_timeout = visit_race = _last
+    visit_native_agent = visit_remote_agent = visit_boundary = visit_chunked_edge = _last
 
 
 def body_output_key(node: Node) -> str | None:
     """The state key whose value counts as a map_over body's output: the output_key of its last
     agent. Zero-cost steps after it (S.*, tap) are skipped, as `final_replier` skips them, so a
     trailing `S.transform` of that key changes what is collected."""
-    if isinstance(node, LlmAgentNode):
-        return node.output_key if isinstance(node.output_key, str) else None
-    merge = node.merge if isinstance(node, ParallelAgentNode) else None
-    if merge is not None:  # a merged FanOut's output is what it merged
-        into: str = merge.into
-        return into
-    children = node.children
-    if isinstance(node, SequentialAgentNode):
-        children = tuple(child for child in children if not child.ZERO_COST)
-    return body_output_key(children[-1]) if children else None
+    return _BodyOutput().visit(node, None)
 
 
 def final_replier(body: Node) -> str | None:

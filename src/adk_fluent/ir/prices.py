@@ -22,30 +22,14 @@ A model name is matched exactly, else by the longest known prefix, so a dated or
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from adk_fluent.errors import BuildError, describe_value
+from adk_fluent.arguments import checked_count, checked_instance, checked_number, checked_text
 
 PER_TOKENS = 1_000_000  # prices are USD per this many tokens
-
-
-def _price(value: Any, field: str, model: str | None) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise BuildError(
-            f"a price must be a number of USD per million tokens, not {describe_value(value)}",
-            field=field,
-            hint=f"e.g. ModelPrice(input=0.30, output=2.50) for {model or 'a model'}.",
-        )
-    if value < 0:
-        raise BuildError(
-            f"a price cannot be negative ({value})",
-            field=field,
-            hint="prices are USD per million tokens, 0 or more.",
-        )
-    return float(value)
+_EXAMPLE = "USD per million tokens, e.g. ModelPrice(input=0.30, output=2.50)."
 
 
 @dataclass(frozen=True)
@@ -65,17 +49,15 @@ class ModelPrice:
         for name in ("input", "output", "cached", "thinking", "input_long", "output_long"):
             value = getattr(self, name)
             if value is not None or name in ("input", "output"):
-                object.__setattr__(self, name, _price(value, name, None))
-        if self.long_context is not None and (
-            isinstance(self.long_context, bool)
-            or not isinstance(self.long_context, int)
-            or self.long_context < 1
-        ):
-            raise BuildError(
-                f"long_context must be a whole number of prompt tokens, not "
-                f"{describe_value(self.long_context)}",
-                field="long_context",
-                hint="e.g. long_context=200_000 with input_long= and output_long=.",
+                price = checked_number(value, None, name, positive=False, hint=_EXAMPLE)
+                object.__setattr__(self, name, price)
+        if self.long_context is not None:
+            checked_count(
+                self.long_context,
+                None,
+                "long_context",
+                least=1,
+                hint="prompt tokens, e.g. long_context=200_000 with input_long= and output_long=.",
             )
 
     def cost(
@@ -127,22 +109,18 @@ class Prices:
     ) -> None:
         merged: dict[str, ModelPrice] = dict(DEFAULT_PRICES) if defaults else {}
         for model, price in (table or {}).items():
-            if not isinstance(model, str) or not model:
-                raise BuildError(
-                    f"a price table is keyed by model name, not {describe_value(model)}",
-                    field="prices",
-                    hint='e.g. Prices({"gemini-2.5-flash": ModelPrice(0.30, 2.50)}).',
-                )
+            hint = 'e.g. Prices({"gemini-2.5-flash": ModelPrice(0.30, 2.50)}).'
+            checked_text(model, None, "prices", what="keyed by model name", hint=hint)
             if isinstance(price, tuple) and len(price) == 2:
                 price = ModelPrice(*price)
-            if not isinstance(price, ModelPrice):
-                raise BuildError(
-                    f"the price of {model!r} must be a ModelPrice or an (input, output) pair, "
-                    f"not {describe_value(price)}",
-                    field="prices",
-                    hint=f'e.g. Prices({{"{model}": ModelPrice(input=0.30, output=2.50)}}).',
-                )
-            merged[model] = price
+            merged[model] = checked_instance(
+                price,
+                None,
+                f"prices[{model!r}]",
+                ModelPrice,
+                what="a ModelPrice or an (input, output) pair",
+                hint=hint,
+            )
         self._table = merged
         # longest names first, so a prefix match finds the most specific family
         self._by_length = sorted(merged, key=len, reverse=True)
@@ -202,12 +180,12 @@ def checked_prices(prices: Any, where: str) -> Prices:
         return Prices()
     if isinstance(prices, Prices):
         return prices
-    if isinstance(prices, Mapping):
-        return Prices(prices)
-    raise BuildError(
-        f"prices must be a Prices table or a dict of model name -> ModelPrice, not "
-        f"{describe_value(prices)}",
-        agent=where,
-        field="prices",
+    checked_instance(
+        prices,
+        where,
+        "prices",
+        Mapping,
+        what="a Prices table or a dict of model name -> ModelPrice",
         hint='e.g. prices={"gemini-2.5-flash": ModelPrice(0.30, 2.50)}.',
     )
+    return Prices(prices)

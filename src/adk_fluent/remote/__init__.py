@@ -6,8 +6,9 @@
 * `directory`: a registry of agent cards (from URLs, a directory file or card objects), looked
   up by name, skill or tag; the builders' room adds `AgentDirectory.agent(name) -> RemoteAgent`.
 * `boundaries`: `to_apps(pipeline)`, the pipeline split at its execution boundaries into ADK
-  Apps joined by RemoteAgent steps, with the contract report of every part;
-  `write_agent_folders` writes the parts as ADK agent folders (adk api_server / deploy).
+  Apps joined by RemoteAgent steps, with the contract report of every part (`split`: the
+  tree walk, the keys that cross, each part checked); `agent_folders`: the parts as ADK agent
+  folders (adk api_server / deploy).
 
 `RemoteAgent` (the client step) is a builder in `api.remote`; its compiled agent is in
 `adk.custom_agents.remote`. This room sits above `run` (it compiles through the engine) and below the
@@ -15,10 +16,11 @@ builders' room and the CLI.
 """
 
 from adk_fluent.remote.agent_folders import load_part, write_agent_folders
-from adk_fluent.remote.boundaries import Crossing, SplitApps, SplitReport, to_apps
+from adk_fluent.remote.boundaries import SplitApps, SplitReport, to_apps
 from adk_fluent.remote.cards import StateInterface, agent_card, state_interface
 from adk_fluent.remote.directory import CardDirectory
 from adk_fluent.remote.serve import a2a_app, serve
+from adk_fluent.remote.split import Crossing
 
 __all__ = [
     "CardDirectory",

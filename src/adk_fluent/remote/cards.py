@@ -35,7 +35,8 @@ class StateInterface:
 
 def state_interface(tree: Any) -> StateInterface:
     """The keys a pipeline (a builder or its IR) needs from a caller and gives back."""
-    from adk_fluent.analysis.contracts.dataflow import YES, analyse
+    from adk_fluent.analysis.contracts.dataflow import analyse
+    from adk_fluent.analysis.contracts.flow_state import YES
 
     root: Node = tree if isinstance(tree, Node) else tree.to_ir()
     result = analyse(root)

@@ -38,6 +38,7 @@ from adk_fluent.run.cache_keys import (
     value_key,
 )
 from adk_fluent.run.events import AgentEvent, final_text, first_error
+from adk_fluent.run.stack_room import frames_needed, stack_room, tree_depth
 from adk_fluent.run.stores import (
     append_state_event,
     close_loop_stores,
@@ -227,7 +228,7 @@ class Engine:
     ) -> AsyncIterator[AgentEvent]:
         """One turn's events as the client sees them. The inputs are checked here, when
         `stream()` is called, before anything is compiled or stored; the tree is compiled on
-        the first iteration (api/running.py gives deep trees their recursion room there).
+        the first iteration (run/stack_room.py gives deep trees their recursion room there).
 
         `streaming="sse"` asks the models for partial replies, which reach the caller as they
         come (`AgentEvent.is_partial`); it overrides the config's `streaming_mode` for this turn
@@ -272,11 +273,13 @@ class Engine:
         from adk_fluent.adk.custom_agents.handoff import handed_over
         from adk_fluent.adk.event_visibility import for_client
 
-        bound = self._bind(*binding)
-        service = bound.session_service
-        app_name = bound.app.name
-        await ready(service)
         async with AsyncExitStack() as held:
+            # ADK runs nested agents recursively (and a tree's fingerprint is a recursive walk)
+            held.enter_context(stack_room(frames_needed(tree_depth(binding[0]))))
+            bound = self._bind(*binding)
+            service = bound.session_service
+            app_name = bound.app.name
+            await ready(service)
             if session_id is None:  # a fresh id cannot exist yet: create without looking first
                 session_id = new_session_id()
                 await ensure_session(service, app_name, user_id, session_id, fresh=True)

@@ -19,7 +19,7 @@ from adk_fluent import Agent
 from adk_fluent.adk import probes
 from adk_fluent.adk.compat import adk_version, behaviour
 from adk_fluent.adk.compile import callback_keywords
-from adk_fluent.analysis.contracts.dataflow import View
+from adk_fluent.analysis.contracts.flow_state import View
 from adk_fluent.testing import mock_backend
 from tests.conftest import request_texts
 

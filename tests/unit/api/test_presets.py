@@ -105,7 +105,7 @@ def test_a_method_that_is_not_a_setting_is_refused():
 def test_a_value_the_setter_refuses_is_refused_at_once_naming_the_key():
     with pytest.raises(BuildError, match="(?s)field 'model'.*empty model name.*preset's 'model'"):
         Preset(model="")
-    with pytest.raises(BuildError, match="(?s)field 'before_model'.*callable"):
+    with pytest.raises(BuildError, match="(?s)field 'before_model'.*must be a function"):
         Preset(before_model="audit")
     with pytest.raises(
         BuildError, match="(?s)field 'outputs'.*key name must be a str.*preset's 'outputs'"

@@ -60,5 +60,5 @@ def test_errors_name_the_agent_and_the_method(method):
     with pytest.raises(BuildError) as caught:
         getattr(Agent("vision"), method)("imgae")
     assert f"field '{method}'" in str(caught.value) and "agent 'vision'" in str(caught.value)
-    with pytest.raises(BuildError, match="max_tokens must be a positive int"):
+    with pytest.raises(BuildError, match="max_tokens must be a positive whole number"):
         getattr(Agent("vision"), method)("image", max_tokens=-1)

@@ -48,7 +48,7 @@ def test_a_mime_type_names_the_modality_to_declare_instead():
 
 @pytest.mark.parametrize("given", [42, None, b"image", ["image"]])
 def test_a_modality_that_is_not_text_is_refused(given):
-    with pytest.raises(BuildError, match="a modality is a Modality or its name"):
+    with pytest.raises(BuildError, match="must be a Modality or its name"):
         parse_modality(given)
 
 

@@ -74,7 +74,7 @@ def test_composing_a_non_builder():
 
 
 def test_bad_loop_count():
-    with pytest.raises(BuildError, match="positive int"):
+    with pytest.raises(BuildError, match="positive whole number"):
         Agent("a") * 0
 
 
@@ -84,7 +84,7 @@ def test_tool_that_is_not_a_tool():
 
 
 def test_callback_that_is_not_callable():
-    with pytest.raises(BuildError, match="field 'before_model_callback'.*expected a callable"):
+    with pytest.raises(BuildError, match="field 'before_model_callback'.*must be a function"):
         Agent("a").before_model_callback("nope")
 
 

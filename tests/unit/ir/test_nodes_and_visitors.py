@@ -22,6 +22,8 @@ from adk_fluent.ir.nodes import (
     Node,
     NodeVisitor,
     RouteNode,
+    SequentialAgentNode,
+    Walk,
 )
 
 
@@ -71,8 +73,22 @@ def test_the_codegen_list_of_control_nodes_matches_the_core():
 
 def test_every_dispatch_over_node_types_has_a_case_for_each():
     visitors = _visitors()
-    # the compiler, mermaid, the contract checker's data flow and the cost estimate at least
-    assert {cls.__name__ for cls in visitors} >= {"Compiler", "_Drawing", "Flow", "_Estimate"}
+    # the compiler, mermaid, the checker's data flow, content flow and reply check, visibility,
+    # telemetry's facts, the cost estimate and the split at execution boundaries at least
+    assert {cls.__name__ for cls in visitors} >= {
+        "Compiler",
+        "WorkflowCompiler",
+        "_Drawing",
+        "Flow",
+        "Summaries",
+        "_ContentFlow",
+        "_Silence",
+        "_Visibility",
+        "_Facts",
+        "_Estimate",
+        "_TreeNames",
+        "Splitter",
+    }
     for cls in visitors:
         missing = sorted(getattr(cls, "__abstractmethods__", ()))
         assert not missing, f"{cls.__module__}.{cls.__name__} has no case for {missing}"
@@ -87,6 +103,73 @@ def test_a_new_node_type_without_a_case_makes_a_visitor_fail_to_build():
 
     with pytest.raises(TypeError, match="abstract"):
         Partial()  # type: ignore[abstract]
+
+
+def _chain(depth: int) -> Node:
+    node: Node = LlmAgentNode("leaf")
+    for index in range(depth):
+        node = SequentialAgentNode(f"p{index}", children=(node,))
+    return node
+
+
+def _visitor_of(case: object) -> NodeVisitor:  # type: ignore[type-arg]
+    """A visitor whose every case is `case`."""
+    cases = {cls.VISIT: case for cls in (*ADK_NODE_TYPES, *CONTROL_NODE_TYPES)}
+    return type("Every", (NodeVisitor,), cases)()  # type: ignore[no-any-return]
+
+
+def test_a_visitor_walks_a_tree_far_deeper_than_the_recursion_limit():
+    import sys
+
+    def depth(self: object, node: Node, level: int) -> Walk[int, int]:
+        deepest = level
+        for child in node.children:
+            deepest = max(deepest, (yield child, level + 1))
+        return deepest
+
+    levels = sys.getrecursionlimit() * 10
+    assert _visitor_of(depth).visit(_chain(levels), 0) == levels
+
+
+def test_a_case_sees_its_childs_error_where_it_asked_and_its_finally_runs():
+    closed: list[str] = []
+
+    def case(self: object, node: Node, ctx: None) -> Walk[None, str]:
+        try:
+            if not node.children:
+                raise ValueError(f"{node.name} failed")
+            return (yield node.children[0], None)
+        finally:
+            closed.append(node.name)
+
+    with pytest.raises(ValueError, match="leaf failed"):
+        _visitor_of(case).visit(_chain(3), None)
+    assert closed == ["leaf", "p0", "p1", "p2"]
+
+    def handles(self: object, node: Node, ctx: None) -> Walk[None, str] | str:
+        if not node.children:
+            raise ValueError(node.name)
+        try:
+            return (yield node.children[0], None)
+        except ValueError as error:
+            return f"{node.name} handled {error}"
+
+    assert _visitor_of(handles).visit(_chain(2), None) == "p0 handled leaf"
+
+
+def test_a_tree_too_deep_for_adk_to_validate_is_a_build_error(monkeypatch):
+    from adk_fluent.adk import compile as compile_module
+    from adk_fluent.errors import BuildError
+
+    def recursing(class_name: str) -> object:
+        def construct(**fields: object) -> object:
+            raise RecursionError("maximum recursion depth exceeded")
+
+        return construct
+
+    monkeypatch.setattr(compile_module, "installed_class", recursing)
+    with pytest.raises(BuildError, match="'p1' is nested too deep for google-adk"):
+        compile_module.compile_tree(_chain(2))
 
 
 def test_a_node_type_must_declare_its_traits():

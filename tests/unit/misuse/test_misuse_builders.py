@@ -110,7 +110,7 @@ CASES = [
         "build-before-agent-none",
         lambda: A.before_agent(None),
         "field 'before_agent_callback'",
-        "NoneType",
+        "got None",
     ),
     case(
         "build-after-model-list",

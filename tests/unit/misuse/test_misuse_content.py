@@ -70,7 +70,7 @@ CASES = [
         "content-accepts-zero-tokens",
         lambda: Agent("v").accepts("text", max_tokens=0),
         "agent 'v'",
-        "max_tokens must be a positive int",
+        "max_tokens must be a positive whole number",
     ),
     case(
         "content-produces-text-tokens",
@@ -81,7 +81,7 @@ CASES = [
     case(
         "content-accepts-bool-tokens",
         lambda: Agent("v").accepts("text", max_tokens=True),
-        "positive int",
+        "positive whole number",
     ),
     # -- hand-made specs --------------------------------------------------------------------------
     case("content-spec-typo", lambda: ContentSpec(accepts={"audoi"}), "did you mean 'audio'"),

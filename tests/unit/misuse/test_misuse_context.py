@@ -42,7 +42,7 @@ CASES = [
         "C.exclude_agents()",
         "list",
     ),
-    case("ctx-from-agents-empty-name", lambda: C.from_agents(""), "C.from_agents()", "''"),
+    case("ctx-from-agents-empty-name", lambda: C.from_agents(""), "C.from_agents()", "empty"),
     # -- turn counts ------------------------------------------------------------------------------
     case("ctx-last-n-whole-float", lambda: C.last_n_turns(2.0), "C.last_n_turns", "2.0"),
     case("ctx-last-n-bool", lambda: C.last_n_turns(True), "C.last_n_turns", "True"),
@@ -53,7 +53,7 @@ CASES = [
         "C.from_state()",
         "list",
     ),
-    case("ctx-from-state-empty-key", lambda: C.from_state(""), "C.from_state()", "''"),
+    case("ctx-from-state-empty-key", lambda: C.from_state(""), "C.from_state()", "empty"),
     case("ctx-template-empty", lambda: C.template(""), "field 'context'", "non-empty template"),
     case(
         "ctx-template-function",
@@ -83,7 +83,13 @@ CASES = [
     ),
     case("ctx-capture-turns-n-float", lambda: C.capture_turns("recent", 2.5), "field 'n'", "2.5"),
     # -- .context(): a spec, nothing else -----------------------------------------------------------
-    case("ctx-context-the-class-c", lambda: A.context(C), "agent 'a'", "field 'context'", "type"),
+    case(
+        "ctx-context-the-class-c",
+        lambda: A.context(C),
+        "agent 'a'",
+        "field 'context'",
+        "the class C",
+    ),
     case(
         "ctx-context-uncalled-factory",
         lambda: A.context(C.user_only),

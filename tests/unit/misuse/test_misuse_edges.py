@@ -41,7 +41,7 @@ CASES = [
         lambda: writer().then(speaker(), edge=2),
         "writer",
         "edge",
-        "not an edge",
+        "must be one of 'complete', 'chunked'",
     ),
     case(
         "edges-then-edge-first-complete",

@@ -170,7 +170,7 @@ CASES = [
         "model-select-requires-not-names",
         lambda: select("cost_optimized", [FLASH], requires=["vision", 1]),
         "requires",
-        "capability names, not 1",
+        "capability names, got 1",
     ),
     case(
         "model-select-requires-number",

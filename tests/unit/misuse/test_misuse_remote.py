@@ -264,7 +264,7 @@ CASES = [
         lambda: RemoteAgent("payments", CARD, timeout=0),
         "payments",
         "timeout",
-        "positive",
+        "more than 0",
     ),
     case(
         "remote-timeout-negative",

@@ -30,7 +30,7 @@ CASES = [
     case(
         "telemetry-cost-prices-bad-entry",
         lambda: cost_attribution(prices={"m": "cheap"}),
-        "price of 'm'",
+        "prices['m']",
         "ModelPrice",
     ),
     case(
@@ -48,7 +48,7 @@ CASES = [
     ),
     case("telemetry-cost-scope-missing", _scoped_to_a_missing_agent, "nobody", "scope"),
     # prices
-    case("telemetry-price-negative", lambda: ModelPrice(-1, 2), "input", "negative"),
+    case("telemetry-price-negative", lambda: ModelPrice(-1, 2), "input", "at least 0"),
     case("telemetry-price-text", lambda: ModelPrice("0.3", 2.5), "input", "str"),
     case("telemetry-price-nan", lambda: ModelPrice(0.3, float("nan")), "output"),
     case("telemetry-price-bool", lambda: ModelPrice(True, 1), "input", "True"),
@@ -64,7 +64,7 @@ CASES = [
         "long_context",
     ),
     case("telemetry-prices-empty-name", lambda: Prices({"": (1, 2)}), "model name"),
-    case("telemetry-prices-triple", lambda: Prices({"m": (1, 2, 3)}), "price of 'm'"),
+    case("telemetry-prices-triple", lambda: Prices({"m": (1, 2, 3)}), "prices['m']"),
     # model selection records made directly
     case(
         "telemetry-candidate-capabilities-int",

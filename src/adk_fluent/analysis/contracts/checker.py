@@ -10,8 +10,9 @@ from typing import Any, get_args
 from adk_fluent_generated.behaviours import UnknownBehaviour, behaviour_on
 from adk_fluent_generated.field_versions import SCANNED_ADK_VERSIONS, release_key
 
-from adk_fluent.analysis.contracts.dataflow import YES, DataflowResult, ReadRecord, analyse
+from adk_fluent.analysis.contracts.dataflow import analyse
 from adk_fluent.analysis.contracts.effects import REF_CHANNELS
+from adk_fluent.analysis.contracts.flow_state import YES, DataflowResult, ReadRecord
 from adk_fluent.analysis.contracts.registry import select_checks
 from adk_fluent.analysis.contracts.report import (
     SEVERITIES,

@@ -1,8 +1,7 @@
 """Which replies each agent may be shown, with the modalities they carry: the content flow that
 the modality contract (checks/modality.py) and the prompt guard read.
 
-An abstract run over the IR, by the nodes' traits (so a new node type is covered by what its
-CHILDREN trait says):
+An abstract run over the IR, one visitor case per node type:
 
 * every LLM agent's reply is in the conversation after it (what it declared with
   `.produces_modality()`, else text; structured text with an output_schema). A custom or
@@ -29,11 +28,11 @@ Nothing here imports google.adk.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
-from adk_fluent.analysis.contracts.dataflow import View, view_of
+from adk_fluent.analysis.contracts.flow_state import View, view_of
 from adk_fluent.errors import BuildError
 from adk_fluent.ir import nodes as ir
 from adk_fluent.ir.content import (
@@ -46,22 +45,9 @@ from adk_fluent.ir.content import (
     parts_modalities,
     produced_modalities,
 )
-from adk_fluent.ir.nodes import (
-    FallbackNode,
-    LlmAgentNode,
-    Node,
-    ParallelAgentNode,
-    RouteNode,
-    TimeoutNode,
-)
+from adk_fluent.ir.nodes import LlmAgentNode, Node, Walk
 
 USER = "user"  # ADK's author of the user's messages
-# Nodes that run each child on a branch of its own (`<node>.<child>`), as ADK's ParallelAgent
-# does: a branch's events never reach its siblings' model requests (a chunked edge's consumer
-# reads the producer's chunks from state, not from history).
-_BRANCHING: tuple[type[Node], ...] = (ParallelAgentNode,) + tuple(
-    cls for cls in (getattr(ir, "ChunkedEdgeNode", None),) if isinstance(cls, type)
-)
 _LOOP_PASSES = 4  # the spoken set only grows: a body settles after its second run
 
 
@@ -204,59 +190,28 @@ def _turns(node: LlmAgentNode) -> int:
     return turns if isinstance(turns, int) else 0
 
 
-class _Flow:
+class _Here(NamedTuple):
+    """Where a case of the content flow is: the conversation before the node runs, its
+    parent's path, and the branch it runs on (ADK's `Event.branch`)."""
+
+    state: _State
+    parent: tuple[str, ...]
+    branch: str
+
+
+class _ContentFlow(ir.NodeVisitor[_Here, _State]):
+    """One case per node type, each from the conversation before the node to the one after."""
+
     def __init__(self) -> None:
         self.consumers: dict[str, Consumer] = {}
         self.dropped: dict[tuple[str, str], DroppedMedia] = {}
 
     def run(self, root: Node, start: _State, path: tuple[str, ...] = ()) -> _State:
-        return self._visit(root, start, path, "")
+        return self.visit(root, _Here(start, path, ""))
 
-    def _visit(self, node: Node, state: _State, parent: tuple[str, ...], branch: str) -> _State:
+    def visit_llm_agent(self, node: LlmAgentNode, here: _Here) -> Walk[_Here, _State]:
+        state, parent, branch = here
         path = (*parent, node.name)
-        if isinstance(node, LlmAgentNode):
-            return self._agent(node, state, path, branch)
-        if node.SPEAKS == "by_position":  # a custom or remote agent: declares nothing (text)
-            text = frozenset({Modality.TEXT})
-            return state.said(Reply(node.name, "/".join(path), text, branch=branch))
-        if node.PAUSES_RUN:  # the rest may run in a later turn, after the person's reply
-            return _join([state, _next_turn(state, USER)])
-        children = node.children
-        kind = node.CHILDREN
-
-        def on(child: Node) -> str:
-            if not isinstance(node, _BRANCHING):
-                return branch
-            own = f"{node.name}.{child.name}"
-            return f"{branch}.{own}" if branch else own
-
-        if kind == "sequence" or (kind == "branches" and isinstance(node, FallbackNode)):
-            outs = []
-            for child in children:  # a fallback's next alternative follows a failed one
-                state = self._visit(child, state, path, on(child))
-                outs.append(state)
-            return state if kind == "sequence" else _join(outs or [state])
-        if kind == "branches":
-            outs = [self._visit(child, state, path, on(child)) for child in children]
-            optional = isinstance(node, TimeoutNode) or (
-                isinstance(node, RouteNode) and not node.has_otherwise
-            )
-            return _join([*outs, state] if optional or not outs else outs)
-        if kind == "repeat":
-            seen = [state]
-            current = state
-            for _ in range(_LOOP_PASSES):
-                for child in children:
-                    current = self._visit(child, current, path, on(child))
-                if any(current.same(earlier) for earlier in seen):
-                    break
-                seen.append(current)
-            return _join([*seen, current])
-        return state
-
-    def _agent(
-        self, node: LlmAgentNode, state: _State, path: tuple[str, ...], branch: str
-    ) -> _State:
         where = "/".join(path)
         spec = content_spec_of(node)
         if spec is not None and (spec.accepts is not None or spec.max_input_tokens is not None):
@@ -266,19 +221,23 @@ class _Flow:
                 if reply.speaker != node.name and _shows(node, view, reply, state.latest, branch):
                     consumer.see(reply)
         for tree in node.attached:  # a sub-run with a session of its own
-            self._tool(node, where, tree, path)
+            yield from self._tool(node, where, tree, path)
         produced = produced_modalities(node)
         bound = spec.max_output_tokens if spec is not None else None
         answered = state.said(Reply(node.name, where, produced, bound, branch=branch))
         if not node.children:
             return answered
         # a delegate takes over before this agent's reply (it sees that only from earlier turns)
-        delegates = (self._visit(child, state, path, branch) for child in node.children)
-        return _join([answered, *delegates])
+        ends = [answered]
+        for child in node.children:
+            ends.append((yield child, _Here(state, path, branch)))
+        return _join(ends)
 
-    def _tool(self, caller: LlmAgentNode, where: str, tree: Node, path: tuple[str, ...]) -> None:
+    def _tool(
+        self, caller: LlmAgentNode, where: str, tree: Node, path: tuple[str, ...]
+    ) -> Generator[tuple[Node, _Here], _State, None]:
         # the tool's input is text the calling model wrote: its first agents see text only
-        end = self.run(tree, _State({}, frozenset({USER})), path)
+        end = yield tree, _Here(_State({}, frozenset({USER})), path, "")
         media = tuple(
             reply
             for (speaker, _), reply in sorted(end.spoken.items())
@@ -287,6 +246,91 @@ class _Flow:
         if media:
             key = (caller.name, tree.name)
             self.dropped.setdefault(key, DroppedMedia(caller.name, where, tree.name, media))
+
+    def _speaks_text(self, node: Node, here: _Here) -> _State:
+        """A custom or remote agent: it declares nothing, so its reply counts as text."""
+        path = "/".join((*here.parent, node.name))
+        text = frozenset({Modality.TEXT})
+        return here.state.said(Reply(node.name, path, text, branch=here.branch))
+
+    visit_native_agent = visit_remote_agent = _speaks_text
+
+    def visit_gate(self, node: ir.GateNode, here: _Here) -> _State:
+        """The rest may run in a later turn, after the person's reply."""
+        return _join([here.state, _next_turn(here.state, USER)])
+
+    def _passes(self, node: Node, here: _Here) -> _State:
+        """A state step, a tap or a loop check: nothing is said."""
+        return here.state
+
+    visit_transform = visit_tap = visit_until = _passes
+
+    def _in_order(self, node: Node, here: _Here, branching: bool = False) -> Walk[_Here, _State]:
+        state = here.state
+        for child in node.children:
+            state = yield child, self._into(node, child, state, here, branching)
+        return state
+
+    visit_sequential_agent = _in_order
+
+    def visit_chunked_edge(self, node: ir.ChunkedEdgeNode, here: _Here) -> Walk[_Here, _State]:
+        """The consumer reads the producer's chunks from state, not from history."""
+        return self._in_order(node, here, branching=True)
+
+    def visit_fallback(self, node: ir.FallbackNode, here: _Here) -> Walk[_Here, _State]:
+        """Each alternative after the failed ones."""
+        state, outs = here.state, []
+        for child in node.children:
+            state = yield child, self._into(node, child, state, here)
+            outs.append(state)
+        return _join(outs or [state])
+
+    def _branches(
+        self, node: Node, here: _Here, *, optional: bool = False, branching: bool = False
+    ) -> Walk[_Here, _State]:
+        """Each child from the same state (`optional`: or none of them runs)."""
+        outs = []
+        for child in node.children:
+            outs.append((yield child, self._into(node, child, here.state, here, branching)))
+        return _join([*outs, here.state] if optional or not outs else outs)
+
+    def visit_parallel_agent(self, node: ir.ParallelAgentNode, here: _Here) -> Walk[_Here, _State]:
+        """ADK's ParallelAgent runs each branch on a branch of its own."""
+        return self._branches(node, here, branching=True)
+
+    visit_race = visit_boundary = _branches
+
+    def visit_route(self, node: ir.RouteNode, here: _Here) -> Walk[_Here, _State]:
+        return self._branches(node, here, optional=not node.has_otherwise)
+
+    def visit_timeout(self, node: ir.TimeoutNode, here: _Here) -> Walk[_Here, _State]:
+        return self._branches(node, here, optional=True)
+
+    def _repeat(self, node: Node, here: _Here) -> Walk[_Here, _State]:
+        """A loop or map_over body: again after itself until nothing changes."""
+        seen = [here.state]
+        current = here.state
+        for _ in range(_LOOP_PASSES):
+            for child in node.children:
+                current = yield child, self._into(node, child, current, here)
+            if any(current.same(earlier) for earlier in seen):
+                break
+            seen.append(current)
+        return _join([*seen, current])
+
+    visit_loop_agent = visit_map_over = _repeat
+
+    @staticmethod
+    def _into(
+        node: Node, child: Node, state: _State, here: _Here, branching: bool = False
+    ) -> _Here:
+        """A child's place: under `node`, on a branch of its own when `node` is branching (a
+        branch's events never reach its siblings' model requests)."""
+        branch = here.branch
+        if branching:
+            own = f"{node.name}.{child.name}"
+            branch = f"{branch}.{own}" if branch else own
+        return _Here(state, (*here.parent, node.name), branch)
 
 
 def _next_turn(state: _State, speaker: str) -> _State:
@@ -306,7 +350,7 @@ def content_flow(
 ) -> ContentFlow:
     """Run the content flow over `root`: the user's first message carries `user` (text when
     empty); `turns=2` also runs the next turn of the same session."""
-    flow = _Flow()
+    flow = _ContentFlow()
     first = Reply(USER, "", user or frozenset({Modality.TEXT}))
     end = flow.run(root, _State({(USER, False): first}, frozenset({USER})))
     if turns > 1:

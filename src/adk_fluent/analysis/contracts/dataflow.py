@@ -29,372 +29,111 @@ node kind with that kind's semantics:
 
 Tools, callbacks and custom agents are read from their source (source.py). Function steps, and
 code whose keys cannot be read, are opaque: they may write any key, so a read they might satisfy
-is reported as unverifiable rather than as an error. Nothing here imports google.adk.
+is reported as unverifiable rather than as an error. The state it carries is flow_state.py's,
+what each node and subtree may do summaries.py's. Nothing here imports google.adk.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass, replace
+from typing import NamedTuple
 
-from adk_fluent.analysis.contracts.effects import (
-    CodeUnit,
-    Read,
-    StepEffects,
-    Write,
-    agent_code,
-    agent_reads,
-    agent_writes,
-    declared_reads,
-    declared_writes,
-    is_set,
-    model_fields,
-    node_code,
-    step_effects,
+from adk_fluent.analysis.contracts.effects import CodeUnit, Read, Write, is_set, model_fields
+from adk_fluent.analysis.contracts.flow_state import (
+    ABSENT,
+    INITIAL_WRITER,
+    MAYBE,
+    NO,
+    RANK,
+    YES,
+    Clobber,
+    Conflict,
+    DataflowResult,
+    EndlessLoop,
+    Env,
+    Fact,
+    Opaque,
+    ReadRecord,
+    Sibling,
+    Unseen,
+    View,
+    Way,
+    Writer,
+    join,
+    quoted,
+    union,
 )
+from adk_fluent.analysis.contracts.summaries import Summaries, chunk_via, merge_via
 from adk_fluent.ir import nodes as ir
-from adk_fluent.ir.nodes import body_output_key, final_replier
+from adk_fluent.ir.nodes import Walk, body_output_key, final_replier
 from adk_fluent.ir.state_keys import UNKNOWN, scope_of_key
 
-YES, MAYBE, NO = "yes", "maybe", "no"
-_COMPOSITES = (ir.SequentialAgentNode, ir.ParallelAgentNode, ir.LoopAgentNode)
-RANK = {NO: 0, MAYBE: 1, YES: 2}
 MAX_PASSES = 6  # loop fixed points settle in two or three passes; this bounds pathological ones
-
-
-@dataclass(frozen=True)
-class Writer:
-    """Who wrote a key, and how."""
-
-    node: str
-    path: str
-    via: str
-    kind: str
-    type: Any = field(default=UNKNOWN, compare=False, hash=False)
-    value: Any = field(default=UNKNOWN, compare=False, hash=False)
-    text: bool = False  # an agent's reply: it reaches later agents through history too
-
-
-INITIAL_WRITER = Writer("initial state", "", "initial_keys", "initial")
-
-
-@dataclass(frozen=True)
-class Fact:
-    """What is known about one key at one point of the run."""
-
-    status: str
-    writers: tuple[Writer, ...] = ()
-    deleters: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()  # why it may be unset
-    turn_break: str | None = None  # the gate across which this temp: value is lost
-    # `maybe` only because a model may choose otherwise (not call a tool, transfer before it
-    # answered): sample code relies on it every day, so a read of it is advice, not a warning
-    soft: bool = False
-
-
-ABSENT = Fact(NO)
-
-
-@dataclass(frozen=True)
-class Opaque:
-    """A step that may write keys the checker cannot name."""
-
-    step: str  # the node
-    label: str  # for messages: "function step 'f'", "tool 'save' of 'a' (why)"
-    function_step: bool = False  # a plain function step (S.set / S.compute can replace it)
-
-
-@dataclass(frozen=True)
-class Unseen:
-    """An LLM reply kept only in history (no output key) that no later agent has seen yet."""
-
-    path: str
-    hidden_by: tuple[tuple[str, str], ...] = ()  # (agent, its view) that left the reply out
-
-
-@dataclass(frozen=True)
-class View:
-    """Which earlier agents' replies an LLM agent sees in its conversation history."""
-
-    history: (
-        str  # default | none | user_only | from_agents | exclude_agents | last_n_turns | adk_none
-    )
-    agents: tuple[str, ...] = ()
-    label: str = "the default history"
-
-    def shows(self, agent: str, latest: frozenset[str]) -> bool:
-        """Whether a reply by `agent` reaches this view (`latest`: the most recent speakers)."""
-        if self.history in ("default", "last_n_turns"):
-            return True
-        if self.history == "adk_none":  # ADK keeps what follows the latest other agent's reply
-            return agent in latest
-        if self.history == "from_agents":
-            return agent in self.agents
-        if self.history == "exclude_agents":
-            return agent not in self.agents
-        return False
-
-
-def _quoted(names: tuple[str, ...]) -> str:
-    return ", ".join(f'"{n}"' for n in names)
-
-
-def view_of(node: ir.LlmAgentNode) -> View:
-    """The history view an LLM agent compiles to (its C spec, or include_contents)."""
-    spec = node.context
-    history = getattr(spec, "history", None)
-    if history is None:
-        if node.include_contents == "none":
-            return View("adk_none", label="include_contents='none'")
-        return View("default")
-    agents = tuple(getattr(spec, "agents", ()))
-    keys = tuple(getattr(spec, "state_keys", ()))
-    if history == "none" and keys and not getattr(spec, "history_set", True):
-        label = f"C.from_state({_quoted(keys)})"
-    elif history in ("from_agents", "exclude_agents"):
-        label = f"C.{history}({_quoted(agents)})"
-    elif history == "last_n_turns":
-        label = f"C.last_n_turns({getattr(spec, 'turns', 0)})"
-    else:
-        label = f"C.{history}()"
-    return View(history, agents, label)
-
-
-@dataclass(frozen=True)
-class Sibling:
-    """A concurrent branch that writes the key being read."""
-
-    kind: str  # parallel | race
-    scope: str  # the FanOut / race node
-    branch: str
-    via: str
-
-
-@dataclass
-class ReadRecord:
-    """One read, with the worst state of its key seen over every pass."""
-
-    node: str
-    path: str
-    kind: str  # agent | route | map_over | step | node
-    read: Read
-    fact: Fact
-    order: int
-    opaque: tuple[Opaque, ...] = ()  # steps that may have written the key unseen
-    siblings: tuple[Sibling, ...] = ()
-    first_iteration_of: str | None = None  # loop/map_over whose first iteration reads too early
-    concurrent_items: bool = False  # map_over items on private copies
-    handles_missing: bool = False  # a Route with .otherwise(): a missing key is a branch
-    view: View | None = None
-    speakers: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True)
-class Conflict:
-    """Concurrent branches that write one key: the last writer wins, in no fixed order."""
-
-    node: str
-    path: str
-    key: str
-    branches: tuple[tuple[str, str], ...]  # (branch, via)
-
-
-@dataclass(frozen=True)
-class Clobber:
-    """A map_over whose item key overwrites (and then clears) a key written before it."""
-
-    node: str
-    path: str
-    key: str
-    writers: tuple[str, ...]
-
-
-@dataclass
-class Env:
-    """The abstract state at one point of the run."""
-
-    facts: dict[str, Fact]
-    opaque: tuple[Opaque, ...] = ()  # opaque steps on some path so far: they may write any key
-    unseen: dict[str, Unseen] = field(default_factory=dict)
-    speakers: frozenset[str] = frozenset()  # LLM agents whose reply is the latest
-
-    def copy(self) -> Env:
-        """A copy the caller may change (Facts themselves are immutable and shared)."""
-        return Env(dict(self.facts), self.opaque, dict(self.unseen), self.speakers)
-
-    def same(self, other: Env) -> bool:
-        """Whether two states are equal (a loop's fixed point is reached)."""
-        return (
-            self.facts == other.facts
-            and self.opaque == other.opaque
-            and self.unseen == other.unseen
-            and self.speakers == other.speakers
-        )
-
-
-def _union(*groups: tuple[Any, ...]) -> tuple[Any, ...]:
-    return tuple(dict.fromkeys(item for group in groups for item in group))
-
-
-def _either(labels: list[str]) -> str:
-    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " or " + labels[-1]
-
-
-def join(labeled: list[tuple[str, Env]], where: str) -> Env:
-    """The state after one of several paths (labelled for messages) was taken."""
-    if len(labeled) == 1:
-        return labeled[0][1]
-    envs = [env for _, env in labeled]
-    base = envs[0].facts
-    differing: set[str] = set()
-    for env in envs[1:]:  # paths share most Fact objects: find the keys where they differ
-        other = env.facts
-        if other is base:
-            continue
-        differing.update(k for k, f in other.items() if base.get(k) is not f)
-        differing.update(base.keys() - other.keys())
-    facts = dict(base)
-    for key in sorted(differing):
-        found = [env.facts.get(key, ABSENT) for env in envs]
-        first = found[0]
-        if all(f == first for f in found[1:]):
-            continue
-        statuses = {f.status for f in found}
-        status = YES if statuses == {YES} else NO if statuses == {NO} else MAYBE
-        notes = _union(*(f.notes for f in found))
-        soft = status == MAYBE and all(f.status == YES or f.soft for f in found)
-        if status == MAYBE:
-            set_on = [
-                label for (label, _), f in zip(labeled, found, strict=True) if f.status == YES
-            ]
-            unset_on = [
-                label for (label, _), f in zip(labeled, found, strict=True) if f.status != YES
-            ]
-            if set_on:  # this join's own explanation replaces earlier ones from the same place
-                notes = tuple(n for n in notes if not n.startswith(f"{where}:"))
-                notes = _union(notes, (f"{where}: set {_either(set_on)}, not {_either(unset_on)}",))
-        facts[key] = Fact(
-            status,
-            _union(*(f.writers for f in found)),
-            _union(*(f.deleters for f in found)),
-            notes,
-            next((f.turn_break for f in found if f.turn_break), None),
-            soft,
-        )
-    unseen: dict[str, Unseen] = {}
-    for env in envs:
-        for name, item in env.unseen.items():
-            if name in unseen:
-                item = replace(item, hidden_by=_union(unseen[name].hidden_by, item.hidden_by))
-            unseen[name] = item
-    return Env(
-        facts,
-        _union(*(env.opaque for env in envs)),
-        unseen,
-        frozenset().union(*(env.speakers for env in envs)),
-    )
-
-
-@dataclass(frozen=True)
-class EndlessLoop:
-    """A loop with no maximum and no step that can end it."""
-
-    node: str
-    path: str
-
-
-@dataclass(frozen=True)
-class Way:
-    """One way a subtree may write (or delete) a key."""
-
-    via: str
-    delete: bool = False
-    maybe: bool = False  # only when a model calls a tool (a tool, an agent tool's tree)
-    kind: str = "step"  # the Write's kind
 
 
 @dataclass
 class _LoopFrame:
+    """A loop (or map_over, or a chunked edge's consumer) around a read: in its first
+    iteration, a key its body writes may not be written yet."""
+
     label: str
     body_keys: frozenset[str]
     first: bool = True
     concurrent_items: bool = False
 
 
-@dataclass
-class DataflowResult:
-    """Everything the checks need from one abstract run."""
-
-    records: list[ReadRecord]
-    writers: dict[str, list[Writer]]  # every key written anywhere, and by whom
-    read_keys: set[str]
-    opaque_readers: list[str]
-    conflicts: list[Conflict]
-    clobbers: list[Clobber]
-    unseen: dict[str, Unseen]
-    agents: dict[str, ir.LlmAgentNode]
-    paths: dict[str, str]  # node name -> path of its first occurrence
-    output_schema_fields: dict[str, list[str]]  # field -> agents whose output_schema has it
-    endless_loops: list[EndlessLoop] = field(default_factory=list)
-    opaque_writers: list[str] = field(default_factory=list)  # steps that may write any key
-    # the state when the run ends: what the next turn of the same session starts from
-    final: dict[str, Fact] = field(default_factory=dict)
-
-
 class At(NamedTuple):
-    """Where a case of Flow is: the state before the node runs, its path, that path joined."""
+    """Where a case of Flow is: the state before the node runs, its path (and that path
+    joined), and what is around it: the keys concurrent siblings write, the loops it runs in,
+    and whether a time limit or a race may cut it off (a loop there ends when it is)."""
 
     env: Env
     path: tuple[str, ...]
     p: str
+    siblings: tuple[dict[str, list[Sibling]], ...] = ()
+    loops: tuple[_LoopFrame, ...] = ()
+    bounded: bool = False
+
+    def into(self, child: ir.Node, env: Env) -> tuple[ir.Node, At]:
+        """What a case yields to run `child` from `env` under this node."""
+        path = (*self.path, child.name)
+        return child, At(env, path, "/".join(path), self.siblings, self.loops, self.bounded)
 
 
 class Flow(ir.NodeVisitor[At, Env]):
     """One abstract run over an IR tree: one case per node type, each from the state before it
-    runs (`at`) to the state after."""
+    runs (`at`) to the state after; what it finds is kept on the instance."""
 
     def __init__(self, root: ir.Node, initial_keys: frozenset[str] = frozenset()) -> None:
         self.root = root
         self.initial_keys = initial_keys
+        self.nodes = Summaries(root)
         self.records: dict[tuple[str, str, str], ReadRecord] = {}
         self.writers: dict[str, dict[tuple[str, str], Writer]] = {}
         self.read_keys: set[str] = set()
         self.opaque_readers: dict[str, str] = {}
         self.conflicts: dict[tuple[str, str], Conflict] = {}
         self.clobbers: dict[tuple[str, str], Clobber] = {}
-        self.scopes: list[dict[str, list[Sibling]]] = []
-        self.loops: list[_LoopFrame] = []
         self.endless: dict[str, EndlessLoop] = {}
         self.opaque_writers: dict[str, None] = {}  # labels of every opaque step, anywhere
-        self._bounded = 0  # inside a timeout or race: a loop there ends when it is cut off
-        self._subtree: dict[int, dict[str, list[Way]]] = {}
-        self._effects: dict[int, Any] = {}  # per node: its reads / writes, computed once
-        self._code: dict[int, tuple[CodeUnit, ...]] = {}
-        self._declared: dict[int, tuple[list[Read], list[Write]]] = {}
-        self._escalates: dict[int, bool] = {}
-        self._delegates: dict[int, dict[str, list[tuple[ir.Node, Writer, bool]]]] = {}
         self._handoffs: dict[int, tuple[Env, Env]] = {}  # per agent: (handoff, with all writes)
 
     def run(self) -> DataflowResult:
         """Run the whole tree from the initial state."""
         facts = {key: Fact(YES, (INITIAL_WRITER,)) for key in sorted(self.initial_keys)}
-        end = self.visit_at(self.root, Env(facts), ())
+        root = self.root
+        end = self.visit(root, At(Env(facts), (root.name,), root.name))
         agents: dict[str, ir.LlmAgentNode] = {}
         paths: dict[str, str] = {}
         schema_fields: dict[str, list[str]] = {}
-        stack: list[tuple[ir.Node, tuple[str, ...]]] = [(self.root, ())]
-        while stack:
-            node, parent = stack.pop()
-            path = (*parent, node.name)
+        for path, node in ir.iter_paths(root):
             paths.setdefault(node.name, "/".join(path))
             if isinstance(node, ir.LlmAgentNode):
                 agents.setdefault(node.name, node)
                 if is_set(node.output_schema):
                     for name in model_fields(node.output_schema):
                         schema_fields.setdefault(name, []).append(node.name)
-            stack.extend((tree, path) for tree in reversed(node.attached))
-            stack.extend((child, path) for child in reversed(node.children))
         return DataflowResult(
             records=sorted(self.records.values(), key=lambda r: r.order),
             writers={key: list(found.values()) for key, found in self.writers.items()},
@@ -411,38 +150,6 @@ class Flow(ir.NodeVisitor[At, Env]):
             final=end.facts,
         )
 
-    # -- traversal -----------------------------------------------------------------------------
-    def visit_at(self, node: ir.Node, env: Env, parent: tuple[str, ...]) -> Env:
-        """The state after `node` runs from `env`."""
-        path = (*parent, node.name)
-        return self.visit(node, At(env, path, "/".join(path)))
-
-    def visit_sequential_agent(self, node: ir.SequentialAgentNode, at: At) -> Env:
-        return self._composite(node, self._sequence, *at)
-
-    def visit_parallel_agent(self, node: ir.ParallelAgentNode, at: At) -> Env:
-        return self._composite(node, self._parallel, *at)
-
-    def visit_loop_agent(self, node: ir.LoopAgentNode, at: At) -> Env:
-        return self._composite(node, self._loop, *at)
-
-    def visit_tap(self, node: ir.TapNode, at: At) -> Env:
-        return self._opaque_reader(node, *at)
-
-    def visit_until(self, node: ir.UntilNode, at: At) -> Env:
-        return self._opaque_reader(node, *at)
-
-    def visit_boundary(self, node: ir.BoundaryNode, at: At) -> Env:
-        return self._seq(node.children, at.env, at.path)
-
-    def _seq(self, children: tuple[ir.Node, ...], env: Env, path: tuple[str, ...]) -> Env:
-        for child in children:
-            env = self.visit_at(child, env, path)
-        return env
-
-    def _sequence(self, node: ir.Node, env: Env, path: tuple[str, ...], p: str) -> Env:
-        return self._seq(node.children, env, path)
-
     # -- writes and reads ----------------------------------------------------------------------
     def _write(self, env: Env, node: ir.Node, p: str, write: Write) -> None:
         """Apply one write to `env` (which the caller owns)."""
@@ -450,7 +157,7 @@ class Flow(ir.NodeVisitor[At, Env]):
         old = env.facts.get(write.key, ABSENT)
         if write.delete:
             env.facts[write.key] = Fact(
-                NO, old.writers, _union(old.deleters, (write.via,)), old.notes
+                NO, old.writers, union(old.deleters, (write.via,)), old.notes
             )
             return
         self.writers.setdefault(write.key, {}).setdefault((p, write.via), writer)
@@ -475,17 +182,17 @@ class Flow(ir.NodeVisitor[At, Env]):
                 env.facts[key] = Fact(
                     MAYBE,
                     old.writers,
-                    _union(old.deleters, (writer.via,)),
-                    _union(old.notes, (note,)),
+                    union(old.deleters, (writer.via,)),
+                    union(old.notes, (note,)),
                     old.turn_break,
                     old.status == YES or old.soft,
                 )
             return
         if old.status == YES:
-            env.facts[key] = replace(old, writers=_union(old.writers, (writer,)))
+            env.facts[key] = replace(old, writers=union(old.writers, (writer,)))
         elif old.status == MAYBE:
             env.facts[key] = replace(
-                old, writers=_union(old.writers, (writer,)), notes=_union(old.notes, (note,))
+                old, writers=union(old.writers, (writer,)), notes=union(old.notes, (note,))
             )
         else:
             env.facts[key] = Fact(MAYBE, (writer,), old.deleters, (note,), old.turn_break, True)
@@ -494,7 +201,7 @@ class Flow(ir.NodeVisitor[At, Env]):
         self,
         node: ir.Node,
         kind: str,
-        p: str,
+        at: At,
         read: Read,
         env: Env,
         *,
@@ -505,9 +212,9 @@ class Flow(ir.NodeVisitor[At, Env]):
         if read.channel not in ("S.drop", "S.pick"):  # deleting a key is not using it
             self.read_keys.add(read.key)
         fact = env.facts.get(read.key, ABSENT)
-        siblings = tuple(s for scope in self.scopes for s in scope.get(read.key, ()))
-        frame = next((f for f in reversed(self.loops) if f.first and read.key in f.body_keys), None)
-        ident = (p, read.key, read.channel)
+        siblings = tuple(s for scope in at.siblings for s in scope.get(read.key, ()))
+        frame = next((f for f in reversed(at.loops) if f.first and read.key in f.body_keys), None)
+        ident = (at.p, read.key, read.channel)
         old = self.records.get(ident)
         if (
             old is not None
@@ -517,12 +224,12 @@ class Flow(ir.NodeVisitor[At, Env]):
             return
         self.records[ident] = ReadRecord(
             node=node.name,
-            path=p,
+            path=at.p,
             kind=kind,
             read=read,
             fact=fact,
             order=old.order if old is not None else len(self.records),
-            opaque=_union(env.opaque, opaque),
+            opaque=union(env.opaque, opaque),
             siblings=siblings,
             first_iteration_of=frame.label if frame is not None else None,
             concurrent_items=frame.concurrent_items if frame is not None else False,
@@ -531,46 +238,10 @@ class Flow(ir.NodeVisitor[At, Env]):
             speakers=env.speakers,
         )
 
-    # -- node kinds ----------------------------------------------------------------------------
-    def _agent_effects(self, node: ir.LlmAgentNode) -> tuple[View, list[Read], list[Write]]:
-        cached = self._effects.get(id(node))
-        if cached is None:
-            reads = agent_reads(node, is_root=node is self.root)
-            cached = (view_of(node), reads, agent_writes(node))
-            self._effects[id(node)] = cached
-        return cached  # type: ignore[no-any-return]
-
-    def _step_effects(self, node: ir.TransformNode) -> StepEffects:
-        cached = self._effects.get(id(node))
-        if cached is None:
-            cached = self._effects[id(node)] = step_effects(node)
-        return cached  # type: ignore[no-any-return]
-
-    def _code_of(self, node: ir.Node) -> tuple[CodeUnit, ...]:
-        """The tools, callbacks and own code of a node, read from their source (once)."""
-        cached = self._code.get(id(node))
-        if cached is None:
-            if isinstance(node, ir.LlmAgentNode):
-                cached = agent_code(node, is_root=node is self.root)
-            elif isinstance(node, (ir.NativeAgentNode, *_COMPOSITES)):
-                cached = node_code(node)
-            else:
-                cached = ()
-            self._code[id(node)] = cached
-        return cached
-
-    def _declarations(self, node: ir.Node) -> tuple[list[Read], list[Write]]:
-        """A composite's or custom agent's `.reads()` / `.writes()` (once)."""
-        cached = self._declared.get(id(node))
-        if cached is None:
-            cached = self._declared[id(node)] = (declared_reads(node), declared_writes(node))
-        return cached
-
     def _run_code(
         self,
         node: ir.Node,
-        p: str,
-        units: tuple[CodeUnit, ...],
+        at: At,
         stage: str,
         env: Env,
         *,
@@ -581,7 +252,7 @@ class Flow(ir.NodeVisitor[At, Env]):
         are checked, its writes hold from then on. With `declared` (the node's `.reads()` /
         `.writes()`), code the checker cannot read is taken to do no more than declared."""
         copied = False
-        for unit in units:
+        for unit in self.nodes.code_of(node):
             if unit.stage != stage:
                 continue
             effects = unit.effects
@@ -589,12 +260,12 @@ class Flow(ir.NodeVisitor[At, Env]):
             if effects.opaque_write and not declared:  # it may have written what it reads
                 itself = (Opaque(node.name, unit.opaque_label(node.name)),)
             for read in unit.reads():
-                self._read(node, kind, p, read, env, opaque=itself)
+                self._read(node, kind, at, read, env, opaque=itself)
             if not copied:
                 env, copied = env.copy(), True
             for write in unit.writes(node.name):
-                self._write(env, node, p, write)
-            self._opaque_code(env, node, p, unit, declared)
+                self._write(env, node, at.p, write)
+            self._opaque_code(env, node, at.p, unit, declared)
         return env
 
     def _opaque_code(self, env: Env, node: ir.Node, p: str, unit: CodeUnit, declared: bool) -> None:
@@ -609,20 +280,20 @@ class Flow(ir.NodeVisitor[At, Env]):
             if entry not in env.opaque:
                 env.opaque = (*env.opaque, entry)
 
-    def visit_llm_agent(self, node: ir.LlmAgentNode, at: At) -> Env:
-        env, path, p = at
-        view, reads, writes = self._agent_effects(node)
-        units = self._code_of(node)
+    # -- agents --------------------------------------------------------------------------------
+    def visit_llm_agent(self, node: ir.LlmAgentNode, at: At) -> Walk[At, Env]:
+        env, p = at.env, at.p
+        view, reads, writes = self.nodes.agent_effects(node)
         declared = any(r.channel == "declared" for r in reads) or any(
             w.kind == "declared" for w in writes
         )
         # before_agent callbacks run before ADK renders the instruction: their writes count
-        env = self._run_code(node, p, units, "before_agent", env, declared=declared)
+        env = self._run_code(node, at, "before_agent", env, declared=declared)
         for read in reads:
-            self._read(node, "agent", p, read, env, view=view)
-        env = self._run_code(node, p, units, "instruction", env, declared=declared)
+            self._read(node, "agent", at, read, env, view=view)
+        env = self._run_code(node, at, "instruction", env, declared=declared)
         # before_model callbacks run after ADK rendered the instruction (on the first call)
-        env = self._run_code(node, p, units, "before_model", env, declared=declared)
+        env = self._run_code(node, at, "before_model", env, declared=declared)
         env = env.copy()
         for name, item in list(env.unseen.items()):
             if name == node.name:
@@ -630,17 +301,17 @@ class Flow(ir.NodeVisitor[At, Env]):
             if view.shows(name, env.speakers):
                 del env.unseen[name]
             else:
-                hidden = _union(item.hidden_by, ((node.name, view.label),))
+                hidden = union(item.hidden_by, ((node.name, view.label),))
                 env.unseen[name] = replace(item, hidden_by=hidden)
-        called = self._tool_calls(node, units, env, path, p, declared)
-        called = self._run_code(node, p, units, "after_model", called, declared=declared)
+        called = yield from self._tool_calls(node, at, env, declared)
+        called = self._run_code(node, at, "after_model", called, declared=declared)
         answered = called.copy()
         for write in writes:
             self._write(answered, node, p, write)
         if not writes:  # its reply is all it passes on, and only through the conversation
             answered.unseen[node.name] = Unseen(p)
         answered.speakers = frozenset({node.name})
-        answered = self._run_code(node, p, units, "after_agent", answered, declared=declared)
+        answered = self._run_code(node, at, "after_agent", answered, declared=declared)
         if not node.children:
             return answered
         handoff = called.copy()  # what a delegate sees: the callbacks' and tools' writes
@@ -656,8 +327,8 @@ class Flow(ir.NodeVisitor[At, Env]):
                 self._maybe_write(handoff, writer, write.key, note, register=False)
         ends = [(f"when '{node.name}' answers itself", answered)]
         for delegate in node.children:
-            out = self.visit_at(delegate, self._earlier_turns(node, delegate, handoff, p), path)
-            out = self._run_code(node, p, units, "after_agent", out, declared=declared)
+            out = yield at.into(delegate, self._earlier_turns(node, delegate, handoff, p))
+            out = self._run_code(node, at, "after_agent", out, declared=declared)
             ends.append((f"when '{node.name}' transfers to '{delegate.name}'", out))
         return join(ends, f"agent '{node.name}'")
 
@@ -666,7 +337,7 @@ class Flow(ir.NodeVisitor[At, Env]):
         conversation went to them before, or one transferred to it), as `maybe`. The state
         with every delegate's writes is made once; each delegate's own keys are then redone
         without its own writes (linear in the number of delegates)."""
-        by_key = self._delegate_writes(node, p)
+        by_key = self.nodes.delegate_writes(node, p)
         if not by_key:
             return handoff
         note = (
@@ -677,10 +348,10 @@ class Flow(ir.NodeVisitor[At, Env]):
         if cached is None or cached[0] is not handoff:
             everyone = handoff.copy()
             for key, entries in by_key.items():
-                self._credit(everyone, key, entries, note)
+                _credit(everyone, key, entries, note)
             cached = self._handoffs[id(node)] = (handoff, everyone)
         start = cached[1].copy()
-        for key in self._subtree_writes(delegate):
+        for key in self.nodes.subtree_writes(delegate):
             entries = by_key.get(key, [])
             others = [entry for entry in entries if entry[0] is not delegate]
             if len(others) == len(entries):
@@ -689,59 +360,15 @@ class Flow(ir.NodeVisitor[At, Env]):
             if key in handoff.facts:
                 start.facts[key] = handoff.facts[key]
             if others:
-                self._credit(start, key, others, note)
+                _credit(start, key, others, note)
         return start
 
-    @staticmethod
-    def _credit(
-        env: Env, key: str, entries: Sequence[tuple[ir.Node, Writer, bool]], note: str
-    ) -> None:
-        """Apply other delegates' writes of one key to `env`, as `maybe` (soft)."""
-        writers = tuple(w for _, w, delete in entries if not delete)
-        old = env.facts.get(key, ABSENT)
-        if writers:  # a write by one wins over a delete by another: the key may be set
-            if old.status == YES:
-                env.facts[key] = replace(old, writers=_union(old.writers, writers))
-            elif old.status == MAYBE:
-                env.facts[key] = replace(
-                    old, writers=_union(old.writers, writers), notes=_union(old.notes, (note,))
-                )
-            else:
-                env.facts[key] = Fact(MAYBE, writers, old.deleters, (note,), old.turn_break, True)
-        elif old.status != NO:
-            env.facts[key] = replace(old, status=MAYBE, notes=_union(old.notes, (note,)))
-
-    def _delegate_writes(
-        self, node: ir.LlmAgentNode, p: str
-    ) -> dict[str, list[tuple[ir.Node, Writer, bool]]]:
-        """Every key an agent's delegates may write: {key: [(delegate, writer, is_delete)]}."""
-        cached = self._delegates.get(id(node))
-        if cached is not None:
-            return cached
-        by_key: dict[str, list[tuple[ir.Node, Writer, bool]]] = {}
-        if len(node.children) > 1:
-            for delegate in node.children:
-                where = f"{p}/{delegate.name}"
-                for key, ways in self._subtree_writes(delegate).items():
-                    for way in ways:
-                        writer = Writer(delegate.name, where, way.via, way.kind)
-                        by_key.setdefault(key, []).append((delegate, writer, way.delete))
-        self._delegates[id(node)] = by_key
-        return by_key
-
-    def _tool_calls(
-        self,
-        node: ir.LlmAgentNode,
-        units: tuple[CodeUnit, ...],
-        env: Env,
-        path: tuple[str, ...],
-        p: str,
-        declared: bool,
-    ) -> Env:
+    def _tool_calls(self, node: ir.LlmAgentNode, at: At, env: Env, declared: bool) -> Walk[At, Env]:
         """The state while (and after) the model calls tools: every tool's and agent tool's
         writes may have happened (`maybe`); each tool's reads and each agent tool's tree are
         checked against it."""
-        tools = [unit for unit in units if unit.maybe]
+        p = at.p
+        tools = [unit for unit in self.nodes.code_of(node) if unit.maybe]
         trees = node.attached
         if not tools and not trees:
             return env
@@ -758,7 +385,7 @@ class Flow(ir.NodeVisitor[At, Env]):
             note = (
                 f"agent tool '{tree.name}' of '{node.name}' writes it only when the model calls it"
             )
-            for key, ways in self._subtree_writes(tree).items():
+            for key, ways in self.nodes.subtree_writes(tree).items():
                 for way in ways:  # credited to the caller: its .writes() would declare them
                     writer = Writer(node.name, p, way.via, "code")
                     self._maybe_write(called, writer, key, note, delete=way.delete, register=False)
@@ -767,20 +394,51 @@ class Flow(ir.NodeVisitor[At, Env]):
             if unit.effects.opaque_write and not declared:
                 itself = (Opaque(node.name, unit.opaque_label(node.name)),)
             for read in unit.reads():
-                self._read(node, "agent", p, read, called, opaque=itself)
+                self._read(node, "agent", at, read, called, opaque=itself)
         for tree in trees:  # a sub-run on a copy of the caller's state, with its own history
-            start = Env(dict(called.facts), called.opaque)
-            out = self.visit_at(tree, start, path)
+            out = yield at.into(tree, Env(dict(called.facts), called.opaque))
             for entry in out.opaque:
                 if entry not in called.opaque:
                     called.opaque = (*called.opaque, entry)
         return called
 
+    def visit_native_agent(self, node: ir.NativeAgentNode, at: At) -> Env:
+        """A custom agent: what it declares (`.reads()` / `.writes()`) and what its code and
+        callbacks show; code the checker cannot read may read or write anything, unless the
+        agent declares what it does."""
+        env = at.env
+        reads, writes = self.nodes.declarations(node)
+        declared = bool(reads or writes)
+        for read in reads:
+            self._read(node, "node", at, read, env)
+        env = self._run_code(node, at, "before_agent", env, declared=declared)
+        env = self._run_code(node, at, "code", env, declared=declared)
+        if writes:
+            env = env.copy()
+            for write in writes:
+                self._write(env, node, at.p, write)
+        return self._run_code(node, at, "after_agent", env, declared=declared)
+
+    def visit_remote_agent(self, node: ir.RemoteAgentNode, at: At) -> Env:
+        """An agent served elsewhere: the keys it is sent must be set before it runs (they
+        travel with the request); the keys it sends back hold after it."""
+        env = at.env
+        _, writes = self.nodes.declarations(node)
+        for key in sorted(node.reads_keys):
+            self._read(node, "agent", at, Read(key, "A2A", True), env)
+        if not writes:
+            return env
+        env = env.copy()
+        for write in writes:
+            self._write(env, node, at.p, write)
+        return env
+
+    # -- steps ---------------------------------------------------------------------------------
     def visit_transform(self, node: ir.TransformNode, at: At) -> Env:
-        env, path, p = at
-        effects = self._step_effects(node)
+        env, p = at.env, at.p
+        effects = self.nodes.step_effects(node)
         for read in effects.reads:
-            self._read(node, "step", p, read, env)
+            self._read(node, "step", at, read, env)
         if effects.opaque_read:
             self.opaque_readers.setdefault(p, node.name)
         env = env.copy()
@@ -790,7 +448,7 @@ class Flow(ir.NodeVisitor[At, Env]):
             if entry not in env.opaque:
                 env.opaque = (*env.opaque, entry)
         if effects.keep_only is not None:
-            via = f"S.pick({_quoted(effects.keep_only)})"
+            via = f"S.pick({quoted(effects.keep_only)})"
             for key, fact in list(env.facts.items()):
                 if (
                     key not in effects.keep_only
@@ -798,7 +456,7 @@ class Flow(ir.NodeVisitor[At, Env]):
                     and fact.status != NO
                 ):
                     env.facts[key] = Fact(
-                        NO, fact.writers, _union(fact.deleters, (via,)), fact.notes
+                        NO, fact.writers, union(fact.deleters, (via,)), fact.notes
                     )
         for old, new in effects.renames:
             via = f'S.rename({old}="{new}")'
@@ -813,83 +471,28 @@ class Flow(ir.NodeVisitor[At, Env]):
                 turn_break=moved.turn_break,
             )
             if moved.status != NO:
-                env.facts[old] = Fact(NO, moved.writers, _union(moved.deleters, (via,)))
+                env.facts[old] = Fact(NO, moved.writers, union(moved.deleters, (via,)))
         for write in effects.writes:
             self._write(env, node, p, write)
         return env
 
-    def visit_native_agent(self, node: ir.NativeAgentNode, at: At) -> Env:
-        """A custom agent: what it declares (`.reads()` / `.writes()`) and what its code and
-        callbacks show; code the checker cannot read may read or write anything, unless the
-        agent declares what it does."""
-        env, path, p = at
-        reads, writes = self._declarations(node)
-        declared = bool(reads or writes)
-        for read in reads:
-            self._read(node, "node", p, read, env)
-        units = self._code_of(node)
-        env = self._run_code(node, p, units, "before_agent", env, declared=declared)
-        env = self._run_code(node, p, units, "code", env, declared=declared)
-        if writes:
-            env = env.copy()
-            for write in writes:
-                self._write(env, node, p, write)
-        return self._run_code(node, p, units, "after_agent", env, declared=declared)
+    def _opaque_reader(self, node: ir.Node, at: At) -> Env:
+        """A tap or a loop check: a function that may read any key, and writes none."""
+        self.opaque_readers.setdefault(at.p, node.name)
+        return at.env
 
-    def visit_remote_agent(self, node: ir.RemoteAgentNode, at: At) -> Env:
-        """An agent served elsewhere: the keys it is sent must be set before it runs (they
-        travel with the request); the keys it sends back hold after it."""
-        env, path, p = at
-        _, writes = self._declarations(node)
-        for key in sorted(node.reads_keys):
-            self._read(node, "agent", p, Read(key, "A2A", True), env)
-        if not writes:
-            return env
-        env = env.copy()
-        for write in writes:
-            self._write(env, node, p, write)
-        return env
-
-    def _composite(
-        self,
-        node: ir.Node,
-        body: Callable[[Any, Env, tuple[str, ...], str], Env],
-        env: Env,
-        path: tuple[str, ...],
-        p: str,
-    ) -> Env:
-        """A Pipeline / FanOut / Loop: its declared reads are checked and its declared writes
-        and before_agent callbacks' writes hold when it starts; after_agent callbacks at its end."""
-        reads, writes = self._declarations(node)
-        units = self._code_of(node)
-        if not (reads or writes or units):
-            return body(node, env, path, p)
-        declared = bool(reads or writes)
-        for read in reads:
-            self._read(node, "node", p, read, env)
-        env = self._run_code(node, p, units, "before_agent", env, declared=declared, kind="node")
-        if writes:
-            env = env.copy()
-            for write in writes:
-                self._write(env, node, p, write)
-        out = body(node, env, path, p)
-        return self._run_code(node, p, units, "after_agent", out, declared=declared, kind="node")
-
-    def _opaque_reader(self, node: ir.Node, env: Env, path: tuple[str, ...], p: str) -> Env:
-        self.opaque_readers.setdefault(p, node.name)
-        return env
+    visit_tap = visit_until = _opaque_reader
 
     def visit_gate(self, node: ir.GateNode, at: At) -> Env:
-        env, path, p = at
-        self.opaque_readers.setdefault(p, node.name)
-        env = env.copy()
+        self.opaque_readers.setdefault(at.p, node.name)
+        env = at.env.copy()
         for key, fact in list(env.facts.items()):
             if scope_of_key(key) == "temp" and fact.status != NO:
                 env.facts[key] = replace(
                     fact,
                     status=MAYBE,
                     turn_break=node.name,
-                    notes=_union(
+                    notes=union(
                         fact.notes,
                         (
                             f"gate '{node.name}': when it asks for approval, what follows runs "
@@ -899,83 +502,44 @@ class Flow(ir.NodeVisitor[At, Env]):
                 )
         return env
 
-    def _subtree_writes(self, node: ir.Node) -> dict[str, list[Way]]:
-        """Every key a subtree may write or delete, and how; writes of tools and of agent
-        tools' trees are `maybe`."""
-        cached = self._subtree.get(id(node))
-        if cached is not None:
-            return cached
-        found: dict[str, list[Way]] = {}
+    # -- composites ----------------------------------------------------------------------------
+    def _composite(
+        self, node: ir.Node, at: At, body: Callable[[Env], Walk[At, Env]]
+    ) -> Walk[At, Env]:
+        """A Pipeline / FanOut / Loop: its declared reads are checked and its declared writes
+        and before_agent callbacks' writes hold when it starts; after_agent callbacks at its end."""
+        reads, writes = self.nodes.declarations(node)
+        if not (reads or writes or self.nodes.code_of(node)):
+            return (yield from body(at.env))
+        declared = bool(reads or writes)
+        for read in reads:
+            self._read(node, "node", at, read, at.env)
+        env = self._run_code(node, at, "before_agent", at.env, declared=declared, kind="node")
+        if writes:
+            env = env.copy()
+            for write in writes:
+                self._write(env, node, at.p, write)
+        out = yield from body(env)
+        return self._run_code(node, at, "after_agent", out, declared=declared, kind="node")
 
-        def add(
-            key: str, via: str, delete: bool = False, maybe: bool = False, kind: str = "step"
-        ) -> None:
-            found.setdefault(key, []).append(Way(via, delete, maybe, kind))
+    def _in_order(self, node: ir.Node, at: At, env: Env) -> Walk[At, Env]:
+        for child in node.children:
+            env = yield at.into(child, env)
+        return env
 
-        stack: list[tuple[ir.Node, bool]] = [(node, False)]
-        while stack:
-            item, maybe = stack.pop()
-            if isinstance(item, ir.LlmAgentNode):
-                for write in self._agent_effects(item)[2]:
-                    add(write.key, write.via, write.delete, maybe, write.kind)
-            elif isinstance(item, (ir.NativeAgentNode, *_COMPOSITES)):
-                for write in self._declarations(item)[1]:
-                    add(write.key, write.via, write.delete, maybe, write.kind)
-            elif isinstance(item, ir.TransformNode):
-                effects = self._step_effects(item)
-                for write in effects.writes:
-                    add(write.key, write.via, write.delete, maybe)
-                for old, new in effects.renames:
-                    add(new, f'S.rename({old}="{new}")', False, maybe)
-                    add(old, f'S.rename({old}="{new}")', True, maybe)
-            elif isinstance(item, ir.MapOverNode):
-                add(item.output_key, f'map_over("{item.list_key}") output', False, maybe)
-                add(item.item_key, f'map_over("{item.list_key}") item', False, maybe)
-            elif isinstance(item, ir.ChunkedEdgeNode):
-                add(item.key, _chunk_via(item), False, maybe, "chunk")
-            if isinstance(item, ir.ParallelAgentNode) and item.merge is not None:
-                add(item.merge.into, _merge_via(item), False, maybe, "merge")
-            for unit in self._code_of(item):
-                for write in unit.writes(item.name):
-                    add(write.key, write.via, write.delete, maybe or unit.maybe, "code")
-            stack.extend((tree, True) for tree in reversed(item.attached))
-            stack.extend((child, maybe) for child in reversed(item.children))
-        self._subtree[id(node)] = found
-        return found
+    def visit_sequential_agent(self, node: ir.SequentialAgentNode, at: At) -> Walk[At, Env]:
+        return self._composite(node, at, lambda env: self._in_order(node, at, env))
 
-    def _may_escalate(self, node: ir.Node) -> bool:
-        """Whether a subtree may end the loop around it: an until / exit_when step, a custom
-        agent, an agent tool, a gate (it stops the run), or a tool or callback that escalates
-        or cannot be read."""
-        cached = self._escalates.get(id(node))
-        if cached is not None:
-            return cached
-        found = False
-        for item in node.walk():
-            if (
-                isinstance(item, ir.UntilNode | ir.NativeAgentNode)
-                or item.attached
-                or item.PAUSES_RUN
-                or any(u.effects.escalates or u.effects.opaque_write for u in self._code_of(item))
-            ):
-                found = True
-            if found:
-                break
-        self._escalates[id(node)] = found
-        return found
+    def visit_boundary(self, node: ir.BoundaryNode, at: At) -> Walk[At, Env]:
+        return self._in_order(node, at, at.env)
 
     def _concurrent(
-        self,
-        node: ir.Node,
-        kind: str,
-        env: Env,
-        path: tuple[str, ...],
-        conflicts: bool = True,
-    ) -> list[Env]:
+        self, node: ir.Node, kind: str, at: At, env: Env, conflicts: bool = True
+    ) -> Generator[tuple[ir.Node, At], Env, list[Env]]:
         """Each child from `env`, knowing which keys its siblings write at the same time
         (`conflicts`: whether two of them writing one key is a conflict)."""
         children = node.children
-        writes = [self._subtree_writes(child) for child in children]
+        writes = [self.nodes.subtree_writes(child) for child in children]
         outs = []
         for index, child in enumerate(children):
             siblings: dict[str, list[Sibling]] = {}
@@ -986,13 +550,10 @@ class Flow(ir.NodeVisitor[At, Env]):
                     siblings.setdefault(key, []).extend(
                         Sibling(kind, node.name, sibling.name, way.via) for way in ways
                     )
-            self.scopes.append(siblings)
-            try:
-                outs.append(self.visit_at(child, env, path))
-            finally:
-                self.scopes.pop()
+            among = at._replace(siblings=(*at.siblings, siblings))
+            outs.append((yield among.into(child, env)))
         if kind == "parallel" and conflicts:
-            self._find_conflicts(node, "/".join(path), children, writes)
+            self._find_conflicts(node, at.p, children, writes)
         return outs
 
     def _find_conflicts(
@@ -1014,91 +575,212 @@ class Flow(ir.NodeVisitor[At, Env]):
             listed = tuple((name, way.via) for name, ways in branches for way in ways)
             self.conflicts.setdefault((p, key), Conflict(node.name, p, key, listed))
 
-    def _parallel(self, node: ir.ParallelAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
+    def visit_parallel_agent(self, node: ir.ParallelAgentNode, at: At) -> Walk[At, Env]:
+        return self._composite(node, at, lambda env: self._parallel(node, at, env))
+
+    def _parallel(self, node: ir.ParallelAgentNode, at: At, env: Env) -> Walk[At, Env]:
         if not node.children:
             return env
         if node.join is not None:
-            out = self._first_complete(node, env, path)
+            out = yield from self._first_complete(node, at, env)
         else:
-            out = self._all_branches(node, self._concurrent(node, "parallel", env, path), env)
+            outs = yield from self._concurrent(node, "parallel", at, env)
+            out = _all_branches(node, outs, env)
         if node.merge is not None:
             out = out.copy()
-            self._write(
-                out,
-                node,
-                p,
-                Write(
-                    node.merge.into,
-                    _merge_via(node),
-                    node.merge.value_type or UNKNOWN,
-                    kind="merge",
-                ),
-            )
+            into = node.merge.into
+            merged = Write(into, merge_via(node), node.merge.value_type or UNKNOWN, kind="merge")
+            self._write(out, node, at.p, merged)
         return out
 
-    def _first_complete(self, node: ir.ParallelAgentNode, env: Env, path: tuple[str, ...]) -> Env:
+    def _first_complete(self, node: ir.ParallelAgentNode, at: At, env: Env) -> Walk[At, Env]:
         """Live branches, one of which finishes first and cuts the others off: the state after
         joins "each one finished first" (what a cut-off branch wrote before may be there too,
         which that join already allows). Branches that all write one key are the point of it
         (whichever answers first), so that is no conflict."""
-        self._bounded += 1  # the first to finish ends the others (a loop among them too)
-        try:
-            outs = self._concurrent(node, "parallel", env, path, conflicts=False)
-        finally:
-            self._bounded -= 1
+        cut_off = at._replace(bounded=True)  # the first to finish ends the others
+        outs = yield from self._concurrent(node, "parallel", cut_off, env, conflicts=False)
         ends = [
             (f"when '{child.name}' finishes first", out)
             for child, out in zip(node.children, outs, strict=True)
         ]
         return join(ends, f"FanOut '{node.name}' (first_complete)")
 
-    def _all_branches(self, node: ir.ParallelAgentNode, outs: list[Env], env: Env) -> Env:
-        """The state after every branch has ended."""
-        merged = env.copy()
-        for key in dict.fromkeys(k for out in outs for k in out.facts):
-            base = env.facts.get(key)
-            changed = [out.facts.get(key, ABSENT) for out in outs if out.facts.get(key) is not base]
-            if not changed:
-                continue
-            if len(changed) == 1:
-                merged.facts[key] = changed[0]
-                continue
-            statuses = {f.status for f in changed}
-            status = YES if statuses == {YES} else NO if statuses == {NO} else MAYBE
-            merged.facts[key] = Fact(
-                status,
-                _union(*(f.writers for f in changed)),
-                _union(*(f.deleters for f in changed)),
-                _union(*(f.notes for f in changed))
-                + (
-                    (f"FanOut '{node.name}': its branches write and delete it concurrently",)
-                    if status == MAYBE
-                    else ()
-                ),
-            )
-        merged.opaque = _union(env.opaque, *(out.opaque for out in outs))
-        unseen = {
-            name: item
-            for name, item in env.unseen.items()
-            if all(name in out.unseen for out in outs)
-        }
-        for out in outs:
-            for name, item in out.unseen.items():
-                if name not in env.unseen:
-                    unseen[name] = item
-        merged.unseen = unseen
-        merged.speakers = frozenset().union(*(out.speakers for out in outs))
-        return merged
+    def visit_race(self, node: ir.RaceNode, at: At) -> Walk[At, Env]:
+        if not node.children:
+            return at.env
+        cut_off = at._replace(bounded=True)  # the first to finish ends the others
+        outs = yield from self._concurrent(node, "race", cut_off, at.env)
+        ends = [
+            (f"when '{child.name}' wins", out)
+            for child, out in zip(node.children, outs, strict=True)
+        ]
+        return join(ends, f"race '{node.name}'")
 
-    def visit_chunked_edge(self, node: ir.ChunkedEdgeNode, at: At) -> Env:
+    def visit_fallback(self, node: ir.FallbackNode, at: At) -> Walk[At, Env]:
+        where = f"fallback '{node.name}'"
+        entry, ends = at.env, []
+        for index, child in enumerate(node.children):
+            out = yield at.into(child, entry)
+            ends.append((f"when '{child.name}' succeeds", out))
+            if index < len(node.children) - 1:  # the next one runs after this one failed
+                entry = join(
+                    [
+                        (f"if '{child.name}' failed after writing it", out),
+                        (f"if '{child.name}' failed before writing it", entry),
+                    ],
+                    where,
+                )
+        return join(ends, where) if ends else at.env
+
+    def visit_timeout(self, node: ir.TimeoutNode, at: At) -> Walk[At, Env]:
+        # the time limit ends the body (a loop in it too)
+        out = yield from self._in_order(node, at._replace(bounded=True), at.env)
+        return join(
+            [("when the body finishes in time", out), ("when it times out", at.env)],
+            f"timeout '{node.name}'",
+        )
+
+    def visit_route(self, node: ir.RouteNode, at: At) -> Walk[At, Env]:
+        env = at.env
+        if any(rule.op == "when" for rule in node.rules):
+            self.opaque_readers.setdefault(at.p, node.name)
+        # a missing key skips the value rules, but .when() predicates still decide: a route
+        # of predicates only does not need its key at all
+        needs_key = not node.rules or any(rule.op != "when" for rule in node.rules)
+        read = Read(node.key, "route", needs_key)
+        self._read(node, "route", at, read, env, handles_missing=node.has_otherwise)
+        ends = []
+        for child in node.children:
+            ends.append((f"in branch '{child.name}'", (yield at.into(child, env))))
+        if not node.has_otherwise:
+            ends.append(("when no rule matches", env))
+        return join(ends, f'Route("{node.key}")')
+
+    # -- repeats -------------------------------------------------------------------------------
+    def _iterate(
+        self, step: Callable[[Env], Walk[At, Env]], first: Env, where: str
+    ) -> Generator[tuple[ir.Node, At], Env, tuple[Env, Env]]:
+        """(the join of every iteration's end, the end of a later iteration) for a loop body."""
+        ends, out = first, first
+        for _ in range(MAX_PASSES):
+            out = yield from step(ends)
+            grown = join([("after the first iteration", ends), ("after a later one", out)], where)
+            if grown.same(ends):
+                break
+            ends = grown
+        return ends, out
+
+    def visit_loop_agent(self, node: ir.LoopAgentNode, at: At) -> Walk[At, Env]:
+        return self._composite(node, at, lambda env: self._loop(node, at, env))
+
+    def _loop(self, node: ir.LoopAgentNode, at: At, env: Env) -> Walk[At, Env]:
+        """The loop ends after its last iteration (with a maximum) or after a step that
+        escalates (an until / exit_when, a custom agent, an escalating tool), in any
+        iteration: the state after it joins every such exit; steps after an exit point may not
+        have run in the final iteration."""
+        children = node.children
+        where = f"loop '{node.name}'"
+        exits = [self.nodes.may_escalate(child) for child in children]
+        limit = node.max_iterations if isinstance(node.max_iterations, int) else None
+        if limit is None and not any(exits) and not at.bounded and children:
+            self.endless.setdefault(at.p, EndlessLoop(node.name, at.p))
+        body_keys = frozenset(k for child in children for k in self.nodes.subtree_writes(child))
+        frame = _LoopFrame(where, body_keys)
+        inside = at._replace(loops=(*at.loops, frame))
+        stops: list[tuple[str, Env]] = []
+
+        def iteration(state: Env, which: str) -> Walk[At, Env]:
+            stops[:] = [s for s in stops if not s[0].endswith(which)]
+            for child, exits_here in zip(children, exits, strict=True):
+                state = yield inside.into(child, state)
+                if exits_here:
+                    stops.append((f"when it stops after '{child.name}' in {which}", state))
+            return state
+
+        first = yield from iteration(env, "the first iteration")
+        if limit == 1:
+            return join([*stops, ("after its one iteration", first)], where)
+        frame.first = False
+        ends, later = yield from self._iterate(
+            lambda state: iteration(state, "a later iteration"), first, where
+        )
+        if not any(exits[:-1]):  # no exit before the body's end: the join of iteration ends
+            return ends if limit is None or exits[-1:] == [True] else later
+        return join([*stops, *([("after its last iteration", later)] if limit else [])], where)
+
+    def visit_map_over(self, node: ir.MapOverNode, at: At) -> Walk[At, Env]:
+        env, p = at.env, at.p
+        where = f"map_over '{node.name}'"
+        self._read(node, "map_over", at, Read(node.list_key, "map_over", True), env)
+        before = env.facts.get(node.item_key, ABSENT)
+        if before.status != NO and any(w.node != node.name for w in before.writers):
+            self.clobbers.setdefault(
+                (p, node.item_key),
+                Clobber(node.name, p, node.item_key, tuple(w.via for w in before.writers)),
+            )
+        after = env
+        if node.children:
+            ends = yield from self._items(node, at)
+            after = join([("after the items", ends), ("when the list is empty", env)], where)
+        result = after.copy()
+        output = Write(
+            node.output_key, f'map_over("{node.list_key}") output', list, kind="map_over"
+        )
+        self._write(result, node, p, output)
+        if env.facts.get(node.list_key, ABSENT).status == MAYBE:
+            fact = result.facts[node.output_key]
+            result.facts[node.output_key] = replace(
+                fact,
+                status=MAYBE,
+                notes=(f'{where} writes it only when "{node.list_key}" is a list',),
+            )
+        old = result.facts.get(node.item_key, ABSENT)
+        result.facts[node.item_key] = Fact(
+            NO, old.writers, union(old.deleters, (f"{where} (it clears its item key when done)",))
+        )
+        return result
+
+    def _items(self, node: ir.MapOverNode, at: At) -> Walk[At, Env]:
+        """The join of the ends of a map_over's items: in order, each sees the ones before;
+        concurrent, each starts from the state before the map."""
+        body = node.children[0]
+        collected = body_output_key(body)
+        if collected is not None:  # the map reads it after each item, into its output
+            self.read_keys.add(collected)
+        frame = _LoopFrame(
+            f"map_over '{node.name}'",
+            frozenset(self.nodes.subtree_writes(body)),
+            concurrent_items=node.concurrency > 1,
+        )
+        inside = at._replace(loops=(*at.loops, frame))
+        replier = final_replier(body) if collected is None else None
+        item = Write(node.item_key, f'map_over("{node.list_key}") item', kind="map_over_item")
+
+        def one_item(state: Env) -> Walk[At, Env]:
+            state = state.copy()
+            self._write(state, node, at.p, item)
+            out = yield inside.into(body, state)
+            if replier is not None and replier in out.unseen:
+                out = out.copy()  # the map collects this agent's reply into its output
+                del out.unseen[replier]
+            return out
+
+        ends = yield from one_item(at.env)
+        if node.concurrency == 1:  # items run in order, each seeing the previous ones
+            frame.first = False
+            ends, _ = yield from self._iterate(one_item, ends, frame.label)
+        return ends
+
+    def visit_chunked_edge(self, node: ir.ChunkedEdgeNode, at: At) -> Walk[At, Env]:
         """The consumer runs on each chunk (at least once) while the producer writes: it starts
         from the state before the producer or after it (its writes may be there or not), on a
         branch of its own (the producer's reply reaches it through the chunk key, not in its
         history). Afterwards both have finished and the chunk key is cleared."""
-        env, path, p = at
+        env = at.env
         producer, consumer = node.children
         where = f"chunked edge '{node.name}'"
-        produced = self.visit_at(producer, env, path)
+        produced = yield at.into(producer, env)
         during = join(
             [
                 (f"while '{producer.name}' is still writing", env),
@@ -1115,27 +797,24 @@ class Flow(ir.NodeVisitor[At, Env]):
                     replace(w, text=False) if w.node == producer.name else w for w in fact.writers
                 )
                 during.facts[key] = replace(fact, writers=writers)
-        chunk = Write(node.key, _chunk_via(node), str, kind="chunk")
+        chunk = Write(node.key, chunk_via(node), str, kind="chunk")
+        consumer_keys = self.nodes.subtree_writes(consumer)
+        frame = _LoopFrame(f"{where} (its first chunk)", frozenset(consumer_keys))
+        inside = at._replace(loops=(*at.loops, frame))
 
-        def one_chunk(state: Env) -> Env:
+        def one_chunk(state: Env) -> Walk[At, Env]:
             state = state.copy()
-            self._write(state, node, p, chunk)
-            return self.visit_at(consumer, state, path)
+            self._write(state, node, at.p, chunk)
+            return (yield inside.into(consumer, state))
 
-        frame = _LoopFrame(f"{where} (its first chunk)", frozenset(self._subtree_writes(consumer)))
-        self.loops.append(frame)
-        try:
-            ends = one_chunk(during)
-            frame.first = False
-            ends, _ = self._iterate(one_chunk, ends, where)
-        finally:
-            self.loops.pop()
+        ends = yield from one_chunk(during)
+        frame.first = False
+        ends, _ = yield from self._iterate(one_chunk, ends, where)
         result = ends.copy()
-        consumer_keys = self._subtree_writes(consumer)
         for key, fact in produced.facts.items():  # the producer has finished by now
             if key != node.key and key not in consumer_keys and env.facts.get(key) != fact:
                 result.facts[key] = fact
-        result.opaque = _union(result.opaque, produced.opaque)
+        result.opaque = union(result.opaque, produced.opaque)
         result.unseen = {k: v for k, v in result.unseen.items() if k != producer.name}
         for name, item in produced.unseen.items():  # earlier replies the producer did not see
             if name != producer.name and name in env.unseen:
@@ -1143,200 +822,63 @@ class Flow(ir.NodeVisitor[At, Env]):
         result.speakers = result.speakers | produced.speakers
         old = result.facts.get(node.key, ABSENT)
         result.facts[node.key] = Fact(
-            NO, old.writers, _union(old.deleters, (f"{where} (it clears its chunk key when done)",))
-        )
-        return result
-
-    def visit_race(self, node: ir.RaceNode, at: At) -> Env:
-        env, path, p = at
-        if not node.children:
-            return env
-        self._bounded += 1  # the first to finish ends the others (a loop among them too)
-        try:
-            outs = self._concurrent(node, "race", env, path)
-        finally:
-            self._bounded -= 1
-        ends = [
-            (f"when '{child.name}' wins", out)
-            for child, out in zip(node.children, outs, strict=True)
-        ]
-        return join(ends, f"race '{node.name}'")
-
-    def visit_fallback(self, node: ir.FallbackNode, at: At) -> Env:
-        env, path, p = at
-        where = f"fallback '{node.name}'"
-        entry, ends = env, []
-        for index, child in enumerate(node.children):
-            out = self.visit_at(child, entry, path)
-            ends.append((f"when '{child.name}' succeeds", out))
-            if index < len(node.children) - 1:  # the next one runs after this one failed
-                entry = join(
-                    [
-                        (f"if '{child.name}' failed after writing it", out),
-                        (f"if '{child.name}' failed before writing it", entry),
-                    ],
-                    where,
-                )
-        return join(ends, where) if ends else env
-
-    def visit_timeout(self, node: ir.TimeoutNode, at: At) -> Env:
-        env, path, p = at
-        self._bounded += 1  # the time limit ends the body (a loop in it too)
-        try:
-            out = self._seq(node.children, env, path)
-        finally:
-            self._bounded -= 1
-        return join(
-            [("when the body finishes in time", out), ("when it times out", env)],
-            f"timeout '{node.name}'",
-        )
-
-    def visit_route(self, node: ir.RouteNode, at: At) -> Env:
-        env, path, p = at
-        if any(rule.op == "when" for rule in node.rules):
-            self.opaque_readers.setdefault(p, node.name)
-        # a missing key skips the value rules, but .when() predicates still decide: a route
-        # of predicates only does not need its key at all
-        needs_key = not node.rules or any(rule.op != "when" for rule in node.rules)
-        self._read(
-            node,
-            "route",
-            p,
-            Read(node.key, "route", needs_key),
-            env,
-            handles_missing=node.has_otherwise,
-        )
-        ends = [
-            (f"in branch '{child.name}'", self.visit_at(child, env, path))
-            for child in node.children
-        ]
-        if not node.has_otherwise:
-            ends.append(("when no rule matches", env))
-        return join(ends, f'Route("{node.key}")')
-
-    def _iterate(self, step: Callable[[Env], Env], first: Env, where: str) -> tuple[Env, Env]:
-        """(the join of every iteration's end, the end of a later iteration) for a loop body."""
-        ends, out = first, first
-        for _ in range(MAX_PASSES):
-            out = step(ends)
-            grown = join([("after the first iteration", ends), ("after a later one", out)], where)
-            if grown.same(ends):
-                break
-            ends = grown
-        return ends, out
-
-    def _loop(self, node: ir.LoopAgentNode, env: Env, path: tuple[str, ...], p: str) -> Env:
-        """The loop ends after its last iteration (with a maximum) or after a step that
-        escalates (an until / exit_when, a custom agent, an escalating tool), in any
-        iteration: the state after it joins every such exit; steps after an exit point may not
-        have run in the final iteration."""
-        children = node.children
-        where = f"loop '{node.name}'"
-        exits = [self._may_escalate(child) for child in children]
-        limit = node.max_iterations if isinstance(node.max_iterations, int) else None
-        if limit is None and not any(exits) and not self._bounded and children:
-            self.endless.setdefault(p, EndlessLoop(node.name, p))
-        body_keys = frozenset(k for child in children for k in self._subtree_writes(child))
-        frame = _LoopFrame(where, body_keys)
-        stops: list[tuple[str, Env]] = []
-
-        def iteration(state: Env, which: str) -> Env:
-            stops[:] = [s for s in stops if not s[0].endswith(which)]
-            for child, exits_here in zip(children, exits, strict=True):
-                state = self.visit_at(child, state, path)
-                if exits_here:
-                    stops.append((f"when it stops after '{child.name}' in {which}", state))
-            return state
-
-        self.loops.append(frame)
-        try:
-            first = iteration(env, "the first iteration")
-            if limit == 1:
-                return join([*stops, ("after its one iteration", first)], where)
-            frame.first = False
-            ends, later = self._iterate(
-                lambda state: iteration(state, "a later iteration"), first, where
-            )
-        finally:
-            self.loops.pop()
-        if not any(exits[:-1]):  # no exit before the body's end: the join of iteration ends
-            return ends if limit is None or exits[-1:] == [True] else later
-        return join([*stops, *([("after its last iteration", later)] if limit else [])], where)
-
-    def visit_map_over(self, node: ir.MapOverNode, at: At) -> Env:
-        env, path, p = at
-        where = f"map_over '{node.name}'"
-        self._read(node, "map_over", p, Read(node.list_key, "map_over", True), env)
-        before = env.facts.get(node.item_key, ABSENT)
-        if before.status != NO and any(w.node != node.name for w in before.writers):
-            self.clobbers.setdefault(
-                (p, node.item_key),
-                Clobber(node.name, p, node.item_key, tuple(w.via for w in before.writers)),
-            )
-        item = Write(node.item_key, f'map_over("{node.list_key}") item', kind="map_over_item")
-
-        def with_item(state: Env) -> Env:
-            state = state.copy()
-            self._write(state, node, p, item)
-            return state
-
-        after = env
-        if node.children:
-            body = node.children[0]
-            collected = body_output_key(body)
-            if collected is not None:  # the map reads it after each item, into its output
-                self.read_keys.add(collected)
-            frame = _LoopFrame(
-                where,
-                frozenset(self._subtree_writes(body)),
-                concurrent_items=node.concurrency > 1,
-            )
-            replier = final_replier(body) if collected is None else None
-
-            def one_item(state: Env) -> Env:
-                out = self.visit_at(body, with_item(state), path)
-                if replier is not None and replier in out.unseen:
-                    out = out.copy()  # the map collects this agent's reply into its output
-                    del out.unseen[replier]
-                return out
-
-            self.loops.append(frame)
-            try:
-                ends = one_item(env)
-                if node.concurrency == 1:  # items run in order, each seeing the previous ones
-                    frame.first = False
-                    ends, _ = self._iterate(one_item, ends, where)
-            finally:
-                self.loops.pop()
-            after = join([("after the items", ends), ("when the list is empty", env)], where)
-        result = after.copy()
-        self._write(
-            result,
-            node,
-            p,
-            Write(node.output_key, f'map_over("{node.list_key}") output', list, kind="map_over"),
-        )
-        if env.facts.get(node.list_key, ABSENT).status == MAYBE:
-            fact = result.facts[node.output_key]
-            result.facts[node.output_key] = replace(
-                fact,
-                status=MAYBE,
-                notes=(f'{where} writes it only when "{node.list_key}" is a list',),
-            )
-        old = result.facts.get(node.item_key, ABSENT)
-        result.facts[node.item_key] = Fact(
-            NO, old.writers, _union(old.deleters, (f"{where} (it clears its item key when done)",))
+            NO, old.writers, union(old.deleters, (f"{where} (it clears its chunk key when done)",))
         )
         return result
 
 
-def _chunk_via(node: ir.ChunkedEdgeNode) -> str:
-    producer, consumer = node.children
-    return f'{producer.name}.then({consumer.name}, edge="chunked", key="{node.key}")'
+def _credit(env: Env, key: str, entries: Sequence[tuple[ir.Node, Writer, bool]], note: str) -> None:
+    """Apply other delegates' writes of one key to `env`, as `maybe` (soft)."""
+    writers = tuple(w for _, w, delete in entries if not delete)
+    old = env.facts.get(key, ABSENT)
+    if writers:  # a write by one wins over a delete by another: the key may be set
+        if old.status == YES:
+            env.facts[key] = replace(old, writers=union(old.writers, writers))
+        elif old.status == MAYBE:
+            env.facts[key] = replace(
+                old, writers=union(old.writers, writers), notes=union(old.notes, (note,))
+            )
+        else:
+            env.facts[key] = Fact(MAYBE, writers, old.deleters, (note,), old.turn_break, True)
+    elif old.status != NO:
+        env.facts[key] = replace(old, status=MAYBE, notes=union(old.notes, (note,)))
 
 
-def _merge_via(node: ir.ParallelAgentNode) -> str:
-    return f"FanOut '{node.name}'.{node.merge.describe()}"
+def _all_branches(node: ir.ParallelAgentNode, outs: list[Env], env: Env) -> Env:
+    """The state after every branch of a FanOut has ended."""
+    merged = env.copy()
+    for key in dict.fromkeys(k for out in outs for k in out.facts):
+        base = env.facts.get(key)
+        changed = [out.facts.get(key, ABSENT) for out in outs if out.facts.get(key) is not base]
+        if not changed:
+            continue
+        if len(changed) == 1:
+            merged.facts[key] = changed[0]
+            continue
+        statuses = {f.status for f in changed}
+        status = YES if statuses == {YES} else NO if statuses == {NO} else MAYBE
+        merged.facts[key] = Fact(
+            status,
+            union(*(f.writers for f in changed)),
+            union(*(f.deleters for f in changed)),
+            union(*(f.notes for f in changed))
+            + (
+                (f"FanOut '{node.name}': its branches write and delete it concurrently",)
+                if status == MAYBE
+                else ()
+            ),
+        )
+    merged.opaque = union(env.opaque, *(out.opaque for out in outs))
+    unseen = {
+        name: item for name, item in env.unseen.items() if all(name in out.unseen for out in outs)
+    }
+    for out in outs:
+        for name, item in out.unseen.items():
+            if name not in env.unseen:
+                unseen[name] = item
+    merged.unseen = unseen
+    merged.speakers = frozenset().union(*(out.speakers for out in outs))
+    return merged
 
 
 def analyse(root: ir.Node, initial_keys: frozenset[str] = frozenset()) -> DataflowResult:

@@ -32,9 +32,10 @@ __all__ = [
     "agent_code",
     "agent_reads",
     "agent_writes",
+    "callback_code",
     "declared_reads",
     "declared_writes",
-    "node_code",
+    "native_code",
     "step_effects",
 ]
 
@@ -245,21 +246,20 @@ def agent_code(node: LlmAgentNode, *, is_root: bool) -> tuple[CodeUnit, ...]:
     return tuple(units)
 
 
-def node_code(node: Node) -> tuple[CodeUnit, ...]:
-    """The code of a composite (its agent callbacks) or of a custom agent (its callbacks and
-    its own `_run_async_impl`)."""
-    if isinstance(node, NativeAgentNode):
-        agent = node.agent
-        values = {
-            field: getattr(agent, field, None)
-            for field in ("before_agent_callback", "after_agent_callback")
-        }
-        effects = agent_code_effects(agent)
-        return (
-            *_callback_units(node, values),
-            CodeUnit("code", f"code '{effects.name}'", effects),
-        )
+def callback_code(node: Node) -> tuple[CodeUnit, ...]:
+    """The code of a composite: its agent callbacks."""
     return tuple(_callback_units(node, node.set_fields()))
+
+
+def native_code(node: NativeAgentNode) -> tuple[CodeUnit, ...]:
+    """The code of a custom agent: its agent callbacks and its own `_run_async_impl`."""
+    agent = node.agent
+    values = {
+        field: getattr(agent, field, None)
+        for field in ("before_agent_callback", "after_agent_callback")
+    }
+    effects = agent_code_effects(agent)
+    return (*_callback_units(node, values), CodeUnit("code", f"code '{effects.name}'", effects))
 
 
 def step_effects(node: TransformNode) -> StepEffects:

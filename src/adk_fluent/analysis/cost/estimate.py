@@ -38,6 +38,7 @@ from adk_fluent.ir.nodes import (
     TimeoutNode,
     TransformNode,
     UntilNode,
+    Walk,
 )
 from adk_fluent.ir.prices import ModelPrice
 
@@ -207,7 +208,8 @@ class _At(NamedTuple):
 
 
 class _Estimate(NodeVisitor[_At, None]):
-    """One walk of the tree under one set of assumptions: one case per node type."""
+    """One walk of the tree under one set of assumptions: one case per node type (a case with
+    children yields each with its path and runs)."""
 
     def __init__(self, assumptions: TrafficAssumptions) -> None:
         self.a = assumptions
@@ -228,8 +230,8 @@ class _Estimate(NodeVisitor[_At, None]):
         )
 
     # -- nodes ----------------------------------------------------------------------------------
-    def visit_llm_agent(self, node: LlmAgentNode, at: _At) -> None:
-        self.agent(node, at.path(node), at.runs)
+    def visit_llm_agent(self, node: LlmAgentNode, at: _At) -> Walk[_At, None]:
+        return self.agent(node, at.path(node), at.runs)
 
     def visit_native_agent(self, node: NativeAgentNode, at: _At) -> None:
         self.native(node, at.path(node), at.runs)
@@ -253,59 +255,59 @@ class _Estimate(NodeVisitor[_At, None]):
     def visit_gate(self, node: GateNode, at: _At) -> None:
         return None
 
-    def visit_sequential_agent(self, node: SequentialAgentNode, at: _At) -> None:
-        self.children(node.children, at.path(node), at.runs)
+    def visit_sequential_agent(self, node: SequentialAgentNode, at: _At) -> Walk[_At, None]:
+        return self.children(node.children, at.path(node), at.runs)
 
-    def visit_timeout(self, node: TimeoutNode, at: _At) -> None:
-        self.children(node.children, at.path(node), at.runs)
+    def visit_timeout(self, node: TimeoutNode, at: _At) -> Walk[_At, None]:
+        return self.children(node.children, at.path(node), at.runs)
 
-    def visit_boundary(self, node: BoundaryNode, at: _At) -> None:
-        self.children(node.children, at.path(node), at.runs)
+    def visit_boundary(self, node: BoundaryNode, at: _At) -> Walk[_At, None]:
+        return self.children(node.children, at.path(node), at.runs)
 
-    def visit_parallel_agent(self, node: ParallelAgentNode, at: _At) -> None:
+    def visit_parallel_agent(self, node: ParallelAgentNode, at: _At) -> Walk[_At, None]:
         if node.join is not None:
             self.notes.append(
                 f"FanOut '{node.name}' (first_complete): every branch counted in full (the "
                 "others are cancelled when the first finishes): an upper bound"
             )
-        self.children(node.children, at.path(node), at.runs)
+        return self.children(node.children, at.path(node), at.runs)
 
-    def visit_race(self, node: RaceNode, at: _At) -> None:
+    def visit_race(self, node: RaceNode, at: _At) -> Walk[_At, None]:
         self.notes.append(
             f"race '{node.name}': every branch counted in full (the losers are cancelled "
             "part way): an upper bound"
         )
-        self.children(node.children, at.path(node), at.runs)
+        return self.children(node.children, at.path(node), at.runs)
 
-    def visit_chunked_edge(self, node: ChunkedEdgeNode, at: _At) -> None:
+    def visit_chunked_edge(self, node: ChunkedEdgeNode, at: _At) -> Walk[_At, None]:
         path = at.path(node)
         producer, consumer = node.children
-        self.visit(producer, _At(path, at.runs))
-        self.visit(consumer, _At(path, at.runs * self.chunks(node, producer)))
+        yield producer, _At(path, at.runs)
+        yield consumer, _At(path, at.runs * self.chunks(node, producer))
 
-    def visit_loop_agent(self, node: LoopAgentNode, at: _At) -> None:
-        self.children(node.children, at.path(node), at.runs * self.iterations(node))
+    def visit_loop_agent(self, node: LoopAgentNode, at: _At) -> Walk[_At, None]:
+        return self.children(node.children, at.path(node), at.runs * self.iterations(node))
 
-    def visit_map_over(self, node: MapOverNode, at: _At) -> None:
-        self.children(node.children, at.path(node), at.runs * self.items(node))
+    def visit_map_over(self, node: MapOverNode, at: _At) -> Walk[_At, None]:
+        return self.children(node.children, at.path(node), at.runs * self.items(node))
 
-    def visit_route(self, node: RouteNode, at: _At) -> None:
+    def visit_route(self, node: RouteNode, at: _At) -> Walk[_At, None]:
         keys = [_rule_keys(node, i) for i in range(len(node.children))]
         shares = self.shares(node.name, keys, "route")
         for child, share in zip(node.children, shares, strict=True):
-            self.visit(child, _At(at.path(node), at.runs * share))
+            yield child, _At(at.path(node), at.runs * share)
 
-    def visit_fallback(self, node: FallbackNode, at: _At) -> None:
+    def visit_fallback(self, node: FallbackNode, at: _At) -> Walk[_At, None]:
         reached = 1.0
         for child in node.children:
-            self.visit(child, _At(at.path(node), at.runs * reached))
+            yield child, _At(at.path(node), at.runs * reached)
             reached *= self.a.failure_rates.get(child.name, 0.0)
 
-    def children(self, children: Iterable[Node], path: str, runs: float) -> None:
+    def children(self, children: Iterable[Node], path: str, runs: float) -> Walk[_At, None]:
         for child in children:
-            self.visit(child, _At(path, runs))
+            yield child, _At(path, runs)
 
-    def agent(self, node: LlmAgentNode, path: str, runs: float) -> None:
+    def agent(self, node: LlmAgentNode, path: str, runs: float) -> Walk[_At, None]:
         name = node.name
         model = _model_name(node.model) or self.a.default_model
         candidate_price: ModelPrice | None = None
@@ -323,9 +325,9 @@ class _Estimate(NodeVisitor[_At, None]):
             keys = [(child.name,) for child in node.children]
             shares = self.shares(name, keys, "agent")
             for child, share in zip(node.children, shares, strict=True):
-                self.visit(child, _At(path, runs * share))
+                yield child, _At(path, runs * share)
         for tree in node.attached:
-            self.visit(tree, _At(path, runs * self.a.tool_calls.get(tree.name, 1)))
+            yield tree, _At(path, runs * self.a.tool_calls.get(tree.name, 1))
 
     def native(self, node: NativeAgentNode, path: str, runs: float) -> None:
         if node.llm_agents:

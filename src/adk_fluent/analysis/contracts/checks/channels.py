@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from adk_fluent.analysis.contracts.dataflow import NO
+from adk_fluent.analysis.contracts.flow_state import NO
 from adk_fluent.analysis.contracts.registry import register_check
 from adk_fluent.analysis.contracts.report import Issue
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from adk_fluent.analysis.contracts.dataflow import ReadRecord, Writer
 from adk_fluent.analysis.contracts.effects import REF_CHANNELS
+from adk_fluent.analysis.contracts.flow_state import ReadRecord, Writer
 
 
 def read_subject(record: ReadRecord) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from adk_fluent.analysis.contracts.dataflow import view_of
 from adk_fluent.analysis.contracts.effects import is_set
+from adk_fluent.analysis.contracts.flow_state import view_of
 from adk_fluent.analysis.contracts.registry import register_check
 from adk_fluent.analysis.contracts.report import Issue
 from adk_fluent.errors import did_you_mean

@@ -19,6 +19,8 @@ from adk_fluent.analysis.contracts.report import Issue
 from adk_fluent.analysis.visibility import FINAL_ROUND
 from adk_fluent.ir import nodes as ir
 
+_ROUND = {"loop": "round", "map_over": "item"}  # what each repeats
+
 
 @dataclass(frozen=True)
 class Silent:
@@ -26,86 +28,116 @@ class Silent:
 
     trail: tuple[str, ...] = ()  # what happens on it, for the message
     culprit: ir.Node | None = None  # the last step that speaks on it, internally (the fix's place)
-
-
-def _speaks_to_user(node: ir.Node, visibility: dict[str, str]) -> bool:
-    return visibility.get(node.name) == "user"
+    fix: str = "End this path with an agent that answers the user."
 
 
 def _join(ways: list[Silent]) -> Silent:
-    """One after the other: the trail of each, the last culprit."""
-    culprit = next((way.culprit for way in reversed(ways) if way.culprit is not None), None)
-    return Silent(tuple(step for way in ways for step in way.trail), culprit)
+    """One after the other: the trail of each, the last culprit (and its fix)."""
+    last = next((way for way in reversed(ways) if way.culprit is not None), Silent())
+    return Silent(tuple(step for way in ways for step in way.trail), last.culprit, last.fix)
 
 
-def _silent(node: ir.Node, visibility: dict[str, str]) -> Silent | None:
-    """A way through `node` on which no user-facing reply is produced, or None when every way
-    produces one."""
-    if isinstance(node, ir.LoopAgentNode) and node.visibility == FINAL_ROUND:
-        return None if _speaks_to_user(node, visibility) else Silent((), node)
-    if node.SPEAKS == "by_position":
-        if _speaks_to_user(node, visibility):
+def _loop_fix(loop: str) -> str:
+    return (
+        f"Show the loop's final round: Loop(...).show(\"final\") on '{loop}' (when it ends, it "
+        "presents each of its agents' latest reply to the user; every round stays in the store)."
+    )
+
+
+class _Silence(ir.NodeVisitor[None, Silent | None]):
+    """A way through each node type on which no user-facing reply is produced, or None when
+    every way produces one."""
+
+    def __init__(self, visibility: dict[str, str]) -> None:
+        self.visibility = visibility
+
+    def _to_user(self, node: ir.Node) -> bool:
+        return self.visibility.get(node.name) == "user"
+
+    def _speaker(self, node: ir.Node, ctx: None) -> Silent | None:
+        if self._to_user(node):
             return None
-        return Silent((f"'{node.name}' speaks internally",), node)
-    if node.SPEAKS == "always":  # a gate asks only when its predicate holds
+        fix = (
+            f"Make the reply user-facing: .show() on '{node.name}', or end this path with an "
+            "agent that answers the user."
+        )
+        return Silent((f"'{node.name}' speaks internally",), node, fix)
+
+    visit_llm_agent = visit_native_agent = visit_remote_agent = _speaker
+
+    def _says_nothing(self, node: ir.Node, ctx: None) -> Silent:
         return Silent()
-    children = node.children
-    if isinstance(node, ir.LoopAgentNode | ir.MapOverNode):
-        if _sequence(children, visibility) is None:
+
+    # a gate asks only when its predicate holds; steps say nothing
+    visit_gate = visit_transform = visit_tap = visit_until = _says_nothing
+
+    def _in_order(self, node: ir.Node, ctx: None) -> ir.Walk[None, Silent | None]:
+        ways = []
+        for child in node.children:
+            way = yield child, None
+            if way is None:
+                return None
+            ways.append(way)
+        return _join(ways)
+
+    visit_sequential_agent = visit_chunked_edge = visit_timeout = _in_order
+
+    def _rounds(self, node: ir.Node, what: str, fix: str) -> ir.Walk[None, Silent | None]:
+        if (yield from self._in_order(node, None)) is None:
             return None  # a step of its body speaks to the user (.show())
-        what = "round" if isinstance(node, ir.LoopAgentNode) else "item"
-        kind = "loop" if isinstance(node, ir.LoopAgentNode) else "map_over"
-        return Silent((f"{kind} '{node.name}' runs (every {what} is internal)",), node)
-    if node.CHILDREN == "sequence" or isinstance(node, ir.TimeoutNode):
-        return _sequence(children, visibility)
-    if isinstance(node, ir.ParallelAgentNode) and node.join is None:
-        ways = [_silent(child, visibility) for child in children]
+        return Silent((f"{what} '{node.name}' runs (every {_ROUND[what]} is internal)",), node, fix)
+
+    def visit_loop_agent(
+        self, node: ir.LoopAgentNode, ctx: None
+    ) -> Silent | None | ir.Walk[None, Silent | None]:
+        if node.visibility == FINAL_ROUND:
+            return None if self._to_user(node) else Silent((), node, _loop_fix(node.name))
+        return self._rounds(node, "loop", _loop_fix(node.name))
+
+    def visit_map_over(self, node: ir.MapOverNode, ctx: None) -> ir.Walk[None, Silent | None]:
+        fix = (
+            f"End with an agent that answers from the output of map_over '{node.name}' "
+            f'(e.g. Agent("presenter").instruct("Present {{{node.output_key}}}.")), or '
+            ".show() the agent of its body (each item's reply then reaches the user)."
+        )
+        return self._rounds(node, "map_over", fix)
+
+    def visit_parallel_agent(
+        self, node: ir.ParallelAgentNode, ctx: None
+    ) -> ir.Walk[None, Silent | None]:
+        if node.join is not None:  # first_complete: one of them wins
+            return (yield from self._one_of(node, None))
+        ways = []
+        for child in node.children:
+            ways.append((yield child, None))
         if any(way is None for way in ways):
             return None  # every branch runs: one that speaks to the user is enough
         return _join([w for w in ways if w is not None])
-    # one of several ways: a Route's branch, a fallback's, race's or first_complete's winner
-    for child in children:
-        way = _silent(child, visibility)
-        if way is not None:
-            if isinstance(node, ir.RouteNode):
-                taken = f"Route(\"{node.key}\") takes branch '{child.name}'"
-            else:
-                taken = f"'{node.name}' ends with '{child.name}'"
-            return Silent((taken, *way.trail), way.culprit)
-    if isinstance(node, ir.RouteNode) and not node.has_otherwise:
-        return None  # no rule matches: the run ends with an error event, which clients receive
-    return None if children else Silent()
 
+    def _one_of(
+        self, node: ir.Node, ctx: None, route: str | None = None
+    ) -> ir.Walk[None, Silent | None]:
+        """One of several ways: a Route's branch (`route`: its key), a fallback's, race's or
+        first_complete's winner."""
+        for child in node.children:
+            way = yield child, None
+            if way is not None:
+                taken = (
+                    f"'{node.name}' ends with '{child.name}'"
+                    if route is None
+                    else f"Route(\"{route}\") takes branch '{child.name}'"
+                )
+                return Silent((taken, *way.trail), way.culprit, way.fix)
+        return None if node.children else Silent()
 
-def _sequence(children: tuple[ir.Node, ...], visibility: dict[str, str]) -> Silent | None:
-    ways = []
-    for child in children:
-        way = _silent(child, visibility)
-        if way is None:
-            return None
-        ways.append(way)
-    return _join(ways)
+    visit_fallback = visit_race = visit_boundary = _one_of
 
-
-def _fix(culprit: ir.Node | None) -> str:
-    if isinstance(culprit, ir.LoopAgentNode):
-        return (
-            f"Show the loop's final round: Loop(...).show(\"final\") on '{culprit.name}' (when "
-            "it ends, it presents each of its agents' latest reply to the user; every round "
-            "stays in the store)."
-        )
-    if isinstance(culprit, ir.MapOverNode):
-        return (
-            f"End with an agent that answers from the output of map_over '{culprit.name}' "
-            f'(e.g. Agent("presenter").instruct("Present {{{culprit.output_key}}}.")), or '
-            ".show() the agent of its body (each item's reply then reaches the user)."
-        )
-    if culprit is not None:
-        return (
-            f"Make the reply user-facing: .show() on '{culprit.name}', or end this path with "
-            "an agent that answers the user."
-        )
-    return "End this path with an agent that answers the user."
+    def visit_route(
+        self, node: ir.RouteNode, ctx: None
+    ) -> Silent | None | ir.Walk[None, Silent | None]:
+        if not node.has_otherwise and not node.children:
+            return None  # no rule matches: the run ends with an error event, which clients receive
+        return self._one_of(node, None, route=node.key)
 
 
 @register_check("user-reply", codes=("no-user-reply",))
@@ -114,7 +146,7 @@ def check_user_reply(ctx: Any) -> Iterator[Issue]:
     the client receives nothing for that turn."""
     if ctx.visibility_mode != "filtered":
         return
-    way = _silent(ctx.root, ctx.visibility)
+    way = _Silence(ctx.visibility).visit(ctx.root, None)
     if way is None:
         return
     where = way.culprit or ctx.root
@@ -128,5 +160,5 @@ def check_user_reply(ctx: Any) -> Iterator[Issue]:
         f"In filtered mode the client receives only user-facing agents' text, and on this "
         f"path nothing user-facing speaks: {trail}. The turn ends with every reply in the "
         "store and none sent to the client.",
-        _fix(way.culprit),
+        way.fix,
     )

@@ -13,53 +13,36 @@ from collections.abc import Iterator
 from typing import Any
 
 from adk_fluent.analysis.contracts.checks.common import consequence, reader_name, ways
-from adk_fluent.analysis.contracts.dataflow import NO, ReadRecord, Writer
-from adk_fluent.analysis.contracts.effects import (
-    REF_CHANNELS,
-    agent_code,
-    declared_writes,
-    is_set,
-    node_code,
-    step_effects,
-)
+from adk_fluent.analysis.contracts.effects import REF_CHANNELS, declared_writes, is_set
+from adk_fluent.analysis.contracts.flow_state import NO, ReadRecord, Writer
 from adk_fluent.analysis.contracts.registry import register_check
 from adk_fluent.analysis.contracts.report import Issue
+from adk_fluent.analysis.contracts.summaries import Summaries
 from adk_fluent.ir import nodes as ir
 
 
-def _may_write_anything(node: ir.Node, root: ir.Node) -> bool:
+def _may_write_anything(node: ir.Node, nodes: Summaries) -> bool:
     """Whether some code of `node` or under it (agent tools too) may write keys the checker
     cannot name: a function step, a tool or callback it cannot read, a custom agent."""
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, ir.LlmAgentNode):
-            units = agent_code(item, is_root=item is root)
-        elif isinstance(item, ir.TransformNode):
-            units = ()
-            if step_effects(item).opaque_write:
-                return True
-        else:
-            units = node_code(item)
-        if any(unit.effects.opaque_write for unit in units):
-            return True
-        stack.extend(item.children)
-        stack.extend(item.attached)
-    return False
+    return any(
+        (isinstance(item, ir.TransformNode) and nodes.step_effects(item).opaque_write)
+        or any(unit.effects.opaque_write for unit in nodes.code_of(item))
+        for item in node.walk()
+    )
 
 
-def _performed(ctx: Any, node: ir.LlmAgentNode, path: str, key: str) -> bool:
+def _performed(ctx: Any, nodes: Summaries, node: ir.LlmAgentNode, path: str, key: str) -> bool:
     """Whether something in the agent can write `key`: its output key, a tool or callback of
     its own (the checker cannot see every write code makes, so any of them counts), or a tree
     under it (an agent tool, a delegate) that writes it or runs code the checker cannot read."""
     if node.output_key == key:
         return True
-    if any(unit.stage != "instruction" for unit in agent_code(node, is_root=node is ctx.root)):
+    if any(unit.stage != "instruction" for unit in nodes.code_of(node)):
         return True  # an instruction provider gets a read-only context: it writes nothing
     for writer in ctx.flow.writers.get(key, ()):
         if writer.path.startswith(path + "/"):
             return True
-    return any(_may_write_anything(tree, ctx.root) for tree in (*node.children, *node.attached))
+    return any(_may_write_anything(tree, nodes) for tree in (*node.children, *node.attached))
 
 
 def _readers(ctx: Any, key: str) -> list[ReadRecord]:
@@ -75,10 +58,13 @@ def check_declared_writes(ctx: Any) -> Iterator[Issue]:
     """An LLM agent's `.writes("k")` when nothing in the agent can write `k` (no output key, no
     tool, callback, agent tool or delegate that writes it): the checker trusts the declaration,
     so a later read of `k` looks satisfied and fails at run time."""
+    nodes = Summaries(ctx.root)
     for node in ctx.llm_agents():
         path = ctx.path_of(node)
         for write in declared_writes(node):
-            if write.kind != "declared" or write.delete or _performed(ctx, node, path, write.key):
+            if write.kind != "declared" or write.delete:
+                continue
+            if _performed(ctx, nodes, node, path, write.key):
                 continue
             key = write.key
             readers = _readers(ctx, key)

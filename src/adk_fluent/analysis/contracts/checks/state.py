@@ -15,8 +15,8 @@ from adk_fluent.analysis.contracts.checks.common import (
     with_suggestion,
     write_fix,
 )
-from adk_fluent.analysis.contracts.dataflow import ABSENT, NO, YES, ReadRecord, Writer
 from adk_fluent.analysis.contracts.effects import REF_CHANNELS
+from adk_fluent.analysis.contracts.flow_state import ABSENT, NO, YES, ReadRecord, Writer
 from adk_fluent.analysis.contracts.registry import register_check
 from adk_fluent.analysis.contracts.report import Issue
 from adk_fluent.errors import with_article

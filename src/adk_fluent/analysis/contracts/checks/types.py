@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from adk_fluent.analysis.contracts.checks.common import read_subject, with_suggestion
-from adk_fluent.analysis.contracts.dataflow import NO, ReadRecord, Writer
+from adk_fluent.analysis.contracts.flow_state import NO, ReadRecord, Writer
 from adk_fluent.analysis.contracts.registry import register_check
 from adk_fluent.analysis.contracts.report import Issue
 from adk_fluent.analysis.contracts.typecompat import compatible, is_known, value_fits
