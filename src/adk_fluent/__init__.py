@@ -80,23 +80,13 @@ if TYPE_CHECKING:
 
 @cache
 def _exports() -> dict[str, str]:
-    """Public name -> the module defining it, read from the TYPE_CHECKING block above."""
-    import ast  # only on the first name looked up: importing adk_fluent stays cheap
+    """Public name -> the module defining it, read from the TYPE_CHECKING block above (one
+    `from M import X as X` a line, as ruff's import sorting keeps it)."""
+    import re  # only on the first name looked up: importing adk_fluent stays cheap
 
     with open(__file__, encoding="utf-8") as source:
-        tree = ast.parse(source.read())
-    block = next(
-        node
-        for node in tree.body
-        if isinstance(node, ast.If) and isinstance(node.test, ast.Name)
-        if node.test.id == "TYPE_CHECKING"
-    )
-    return {
-        alias.name: statement.module
-        for statement in block.body
-        if isinstance(statement, ast.ImportFrom) and statement.module
-        for alias in statement.names
-    }
+        found = re.findall(r"^    from (\S+) import (\w+) as \2$", source.read(), re.M)
+    return {name: module for module, name in found}
 
 
 def _load(name: str) -> Any:
