@@ -7,7 +7,13 @@ from typing import Any, NoReturn
 
 from adk_fluent.api.builder import check_name
 from adk_fluent.api.expression import Expression, Loop, Timeout, as_step, until
-from adk_fluent.arguments import checked_count, checked_function, checked_some, checked_text
+from adk_fluent.arguments import (
+    checked_count,
+    checked_function,
+    checked_instance,
+    checked_some,
+    checked_text,
+)
 from adk_fluent.errors import BuildError, did_you_mean
 from adk_fluent.ir.names import slug
 from adk_fluent.ir.nodes import (
@@ -166,34 +172,29 @@ def _gate_words(label: str, given: Any, name: str) -> tuple[str, ...]:
     """The accepted replies as given (stripped, in order, without repeats)."""
     if given is None:
         return ()
-    if isinstance(given, str) or not isinstance(given, tuple | list | set | frozenset):
-        raise BuildError(
-            f"gate({label}=...) needs a tuple of words, got {type(given).__name__}",
-            agent=name,
-            field=label,
-            hint=f"e.g. {label}=('yes', 'ship it'); a single word needs a trailing comma: "
-            f"{label}=('ship it',)",
-        )
-    if not given:
-        raise BuildError(
-            f"gate({label}=()) accepts no reply at all",
-            agent=name,
-            field=label,
-            hint=f"give at least one word, e.g. {label}=('yes',), or leave {label} out for "
-            "the defaults.",
-        )
+    hint = (
+        f"e.g. {label}=('yes', 'ship it'); a single word needs a trailing comma: "
+        f"{label}=('ship it',)"
+    )
+    collections = (tuple, list, set, frozenset)
+    checked_instance(given, name, label, collections, what="a tuple of words", hint=hint)
+    hint = (
+        f"e.g. {label}=('yes',), or leave {label} out for the defaults (an empty one accepts "
+        "no reply at all)."
+    )
+    checked_some(given, name, label, shown=f"gate({label}=...)", items="word", hint=hint)
     words: list[str] = []
     for word in given:
-        if not isinstance(word, str) or not " ".join(word.split()).strip(".!'\""):
+        clean = " ".join(word.split()).strip(".!'\"") if isinstance(word, str) else ""
+        if not clean:
             raise BuildError(
                 f"gate({label}=...) holds {word!r:.40}, which no reply can match",
                 agent=name,
                 field=label,
                 hint=f"use non-empty text words, e.g. {label}=('yes', 'ship it')",
             )
-        word = " ".join(word.split()).strip(".!'\"")
-        if word.casefold() not in {w.casefold() for w in words}:
-            words.append(word)
+        if clean.casefold() not in {w.casefold() for w in words}:
+            words.append(clean)
     return tuple(words)
 
 

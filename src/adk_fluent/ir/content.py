@@ -21,7 +21,7 @@ from typing import Any
 
 from adk_fluent_generated.sentinel import UNSET
 
-from adk_fluent.arguments import checked_count, checked_instance
+from adk_fluent.arguments import checked_count, checked_instance, checked_some
 from adk_fluent.errors import BuildError, did_you_mean
 
 
@@ -131,13 +131,8 @@ def parse_modalities(
 ) -> frozenset[Modality]:
     """Modalities from members or names; at least one."""
     found = frozenset(parse_modality(value, agent=agent, field=field) for value in values)
-    if not found:
-        raise BuildError(
-            "no modality was given",
-            agent=agent,
-            field=field,
-            hint=f'name at least one, e.g. .accepts("image", "text"); modalities: {_LISTED}.',
-        )
+    hint = f'e.g. .accepts("image", "text"); modalities: {_LISTED}.'
+    checked_some(found, agent, field, shown=field, items="modality", hint=hint)
     return found
 
 
