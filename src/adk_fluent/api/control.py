@@ -39,11 +39,8 @@ class MapOver(Expression):
         concurrency: int = 1,
         name: str | None = None,
     ) -> None:
-        for label, key in (
-            ("list_key", list_key),
-            ("item_key", item_key),
-            ("output_key", output_key),
-        ):
+        roles = {"list_key": list_key, "item_key": item_key, "output_key": output_key}
+        for label, key in roles.items():
             checked_text(
                 key,
                 name,
@@ -53,7 +50,7 @@ class MapOver(Expression):
                 shown=f"map_over's {label}",
             )
         super().__init__(name or slug("map", list_key))
-        _refuse_key_collisions(self._name, list_key, item_key, output_key)
+        _refuse_key_collisions(self._name, roles)
         self._list_key, self._item_key, self._output_key = list_key, item_key, output_key
         self._body = as_step(body, "map_over")
         self._concurrency = checked_count(
@@ -79,29 +76,23 @@ class MapOver(Expression):
         )
 
 
-def _refuse_key_collisions(name: str, list_key: str, item_key: str, output_key: str) -> None:
+def _refuse_key_collisions(name: str, roles: dict[str, str]) -> None:
     """map_over clears item_key when done and writes output_key at the end: sharing a key
     with another role would drop the results or delete the input list."""
     clashes = {
-        (item_key, output_key): "the results would be cleared with the last item",
-        (item_key, list_key): "the input list would be overwritten by its own items and deleted",
-        (output_key, list_key): "the results would replace the input list",
+        ("item_key", "output_key"): "the results would be cleared with the last item",
+        ("item_key", "list_key"): "the input list would be overwritten by its own items "
+        "and deleted",
+        ("output_key", "list_key"): "the results would replace the input list",
     }
     for (first, second), what in clashes.items():
-        if first == second:
-            roles = [
-                role
-                for role, key in (
-                    ("list_key", list_key),
-                    ("item_key", item_key),
-                    ("output_key", output_key),
-                )
-                if key == first
-            ]
+        key = roles[first]
+        if key == roles[second]:
+            shared = [role for role, other in roles.items() if other == key]
             raise BuildError(
-                f"map_over uses '{first}' as both {' and '.join(roles)}: {what}",
+                f"map_over uses '{key}' as both {' and '.join(shared)}: {what}",
                 agent=name,
-                field=roles[-1],
+                field=shared[-1],
                 hint="give each role its own state key, e.g. "
                 "map_over('docs', body, item_key='doc', output_key='summaries').",
             )

@@ -68,12 +68,8 @@ def modality_of_mime(mime_type: Any) -> Modality:
     """The modality of a MIME type: image/*, audio/*, video/*, application/pdf, else a file."""
     mime = str(mime_type or "").split(";", 1)[0].strip().lower()
     kind = mime.split("/", 1)[0]
-    if kind == "image":
-        return Modality.IMAGE
-    if kind == "audio":
-        return Modality.AUDIO
-    if kind == "video":
-        return Modality.VIDEO
+    if kind in ("image", "audio", "video"):
+        return Modality(kind)
     if mime == "application/pdf":
         return Modality.PDF
     return Modality.FILE
