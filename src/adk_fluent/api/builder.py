@@ -202,9 +202,7 @@ class BuilderBase:
                     hint=f"take ADK's arguments, by these names or in this order: "
                     f"{', '.join(keywords)}.",
                 )
-        return self._copy(
-            _fields={**self._fields, field: (*self._fields.get(field, ()), *callbacks)}
-        )
+        return self._append_field(field, callbacks)
 
     def _missing_attribute(self, attr: str) -> Any:
         """`__getattr__` at run time: an unknown method is an UnknownSetterError with a
