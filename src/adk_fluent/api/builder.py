@@ -121,8 +121,7 @@ class BuilderBase:
     _middleware: tuple[Any, ...] = ()  # `.middleware(...)`: scoped to this builder's subtree
 
     def __init__(self, name: str, fields: dict[str, Any] | None = None) -> None:
-        if not is_valid_name(name):
-            check_name(name)  # raises, naming the agent and the rule
+        check_name(name)  # raises, naming the agent and the rule
         self._name = name
         self._fields = {} if fields is None else fields
 
