@@ -128,7 +128,8 @@ def parse_modalities(
     """Modalities from members or names; at least one."""
     found = frozenset(parse_modality(value, agent=agent, field=field) for value in values)
     hint = f'e.g. .accepts("image", "text"); modalities: {_LISTED}.'
-    checked_some(found, agent, field, shown=field, items="modality", hint=hint)
+    shown = f".{field}()" if agent is not None else "ContentSpec"
+    checked_some(found, agent, field, shown=shown, items="modality", hint=hint)
     return found
 
 
