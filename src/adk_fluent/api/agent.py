@@ -27,11 +27,6 @@ from adk_fluent.ir.model_selection import ModelSelectorNode, model_selector
 from adk_fluent.ir.state_keys import check_key
 
 
-def _schema_fields(model: Any) -> frozenset[str]:
-    fields = getattr(model, "model_fields", None)
-    return frozenset(fields) if isinstance(fields, dict) else frozenset()
-
-
 def _tool_name(tool: Any) -> str | None:
     """The name ADK gives a tool (a function's __name__, a BaseTool's .name); None for toolsets."""
     if hasattr(tool, "get_tools"):
@@ -480,17 +475,12 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
         instruction = fields.get("instruction")
         if instruction is not None:  # .instruction(...) (the generated setter) is checked here
             _check_instruction(self._name, instruction)
-        reads = template_reads(fields.get("instruction"))
-        extras: dict[str, Any] = {}
+        extras = self._declared_fields()  # .produces() / .consumes() / .writes() / .reads()
+        reads = template_reads(fields.get("instruction")) | extras.pop("reads_keys", frozenset())
         output_key = fields.get("output_key")
         # an output_schema adds no keys: ADK stores the whole object in state[output_key]
         writes = frozenset((output_key,)) if isinstance(output_key, str) else frozenset()
-        if self._produces is not None:
-            writes |= _schema_fields(self._produces)
-            extras["produces_type"] = self._produces
-        if self._consumes is not None:
-            reads |= _schema_fields(self._consumes)
-            extras["consumes_type"] = self._consumes
+        writes |= extras.pop("writes_keys", frozenset())
         if self._context is not None:
             reads |= self._context.reads_keys
             extras["context"] = self._context

@@ -69,13 +69,9 @@ class AgentTool:
 
     def spec(self) -> AgentToolSpec:
         """The IR of this tool: the agent's tree and the options."""
-        from adk_fluent.api.expression import Expression
+        from adk_fluent.api.expression import Expression, Native
 
-        agent = self._agent
-        if not isinstance(agent, Expression):
-            from adk_fluent.api.expression import Native
-
-            agent = Native(agent)
+        agent = self._agent if isinstance(self._agent, Expression) else Native(self._agent)
         return AgentToolSpec(agent.to_ir(), self._options)
 
     def __repr__(self) -> str:

@@ -121,8 +121,7 @@ class BuilderBase:
     _middleware: tuple[Any, ...] = ()  # `.middleware(...)`: scoped to this builder's subtree
 
     def __init__(self, name: str, fields: dict[str, Any] | None = None) -> None:
-        if not is_valid_name(name):
-            check_name(name)  # raises, naming the agent and the rule
+        check_name(name)  # raises, naming the agent and the rule
         self._name = name
         self._fields = {} if fields is None else fields
 
@@ -202,9 +201,7 @@ class BuilderBase:
                     hint=f"take ADK's arguments, by these names or in this order: "
                     f"{', '.join(keywords)}.",
                 )
-        return self._copy(
-            _fields={**self._fields, field: (*self._fields.get(field, ()), *callbacks)}
-        )
+        return self._append_field(field, callbacks)
 
     def _missing_attribute(self, attr: str) -> Any:
         """`__getattr__` at run time: an unknown method is an UnknownSetterError with a

@@ -7,7 +7,13 @@ from typing import Any, NoReturn
 
 from adk_fluent.api.builder import check_name
 from adk_fluent.api.expression import Expression, Loop, Timeout, as_step, until
-from adk_fluent.arguments import checked_count, checked_function, checked_some, checked_text
+from adk_fluent.arguments import (
+    checked_count,
+    checked_function,
+    checked_instance,
+    checked_some,
+    checked_text,
+)
 from adk_fluent.errors import BuildError, did_you_mean
 from adk_fluent.ir.names import slug
 from adk_fluent.ir.nodes import (
@@ -33,11 +39,8 @@ class MapOver(Expression):
         concurrency: int = 1,
         name: str | None = None,
     ) -> None:
-        for label, key in (
-            ("list_key", list_key),
-            ("item_key", item_key),
-            ("output_key", output_key),
-        ):
+        roles = {"list_key": list_key, "item_key": item_key, "output_key": output_key}
+        for label, key in roles.items():
             checked_text(
                 key,
                 name,
@@ -47,7 +50,7 @@ class MapOver(Expression):
                 shown=f"map_over's {label}",
             )
         super().__init__(name or slug("map", list_key))
-        _refuse_key_collisions(self._name, list_key, item_key, output_key)
+        _refuse_key_collisions(self._name, roles)
         self._list_key, self._item_key, self._output_key = list_key, item_key, output_key
         self._body = as_step(body, "map_over")
         self._concurrency = checked_count(
@@ -73,29 +76,23 @@ class MapOver(Expression):
         )
 
 
-def _refuse_key_collisions(name: str, list_key: str, item_key: str, output_key: str) -> None:
+def _refuse_key_collisions(name: str, roles: dict[str, str]) -> None:
     """map_over clears item_key when done and writes output_key at the end: sharing a key
     with another role would drop the results or delete the input list."""
     clashes = {
-        (item_key, output_key): "the results would be cleared with the last item",
-        (item_key, list_key): "the input list would be overwritten by its own items and deleted",
-        (output_key, list_key): "the results would replace the input list",
+        ("item_key", "output_key"): "the results would be cleared with the last item",
+        ("item_key", "list_key"): "the input list would be overwritten by its own items "
+        "and deleted",
+        ("output_key", "list_key"): "the results would replace the input list",
     }
     for (first, second), what in clashes.items():
-        if first == second:
-            roles = [
-                role
-                for role, key in (
-                    ("list_key", list_key),
-                    ("item_key", item_key),
-                    ("output_key", output_key),
-                )
-                if key == first
-            ]
+        key = roles[first]
+        if key == roles[second]:
+            shared = [role for role, other in roles.items() if other == key]
             raise BuildError(
-                f"map_over uses '{first}' as both {' and '.join(roles)}: {what}",
+                f"map_over uses '{key}' as both {' and '.join(shared)}: {what}",
                 agent=name,
-                field=roles[-1],
+                field=shared[-1],
                 hint="give each role its own state key, e.g. "
                 "map_over('docs', body, item_key='doc', output_key='summaries').",
             )
@@ -166,34 +163,29 @@ def _gate_words(label: str, given: Any, name: str) -> tuple[str, ...]:
     """The accepted replies as given (stripped, in order, without repeats)."""
     if given is None:
         return ()
-    if isinstance(given, str) or not isinstance(given, tuple | list | set | frozenset):
-        raise BuildError(
-            f"gate({label}=...) needs a tuple of words, got {type(given).__name__}",
-            agent=name,
-            field=label,
-            hint=f"e.g. {label}=('yes', 'ship it'); a single word needs a trailing comma: "
-            f"{label}=('ship it',)",
-        )
-    if not given:
-        raise BuildError(
-            f"gate({label}=()) accepts no reply at all",
-            agent=name,
-            field=label,
-            hint=f"give at least one word, e.g. {label}=('yes',), or leave {label} out for "
-            "the defaults.",
-        )
+    hint = (
+        f"e.g. {label}=('yes', 'ship it'); a single word needs a trailing comma: "
+        f"{label}=('ship it',)"
+    )
+    collections = (tuple, list, set, frozenset)
+    checked_instance(given, name, label, collections, what="a tuple of words", hint=hint)
+    hint = (
+        f"e.g. {label}=('yes',), or leave {label} out for the defaults (an empty one accepts "
+        "no reply at all)."
+    )
+    checked_some(given, name, label, shown=f"gate({label}=...)", items="word", hint=hint)
     words: list[str] = []
     for word in given:
-        if not isinstance(word, str) or not " ".join(word.split()).strip(".!'\""):
+        clean = " ".join(word.split()).strip(".!'\"") if isinstance(word, str) else ""
+        if not clean:
             raise BuildError(
                 f"gate({label}=...) holds {word!r:.40}, which no reply can match",
                 agent=name,
                 field=label,
                 hint=f"use non-empty text words, e.g. {label}=('yes', 'ship it')",
             )
-        word = " ".join(word.split()).strip(".!'\"")
-        if word.casefold() not in {w.casefold() for w in words}:
-            words.append(word)
+        if clean.casefold() not in {w.casefold() for w in words}:
+            words.append(clean)
     return tuple(words)
 
 

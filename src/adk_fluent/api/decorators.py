@@ -18,7 +18,7 @@ from types import FunctionType, NoneType
 from typing import Any, overload
 
 from adk_fluent.api.agent import Agent
-from adk_fluent.api.builder import BuilderBase, check_name
+from adk_fluent.api.builder import check_name
 from adk_fluent.api.presets import Preset
 from adk_fluent.arguments import checked_instance
 from adk_fluent.errors import BuildError, describe_value
@@ -59,10 +59,9 @@ def _refuse(message: str, hint: str, name: str | None = None, field: str = "agen
 
 
 def _agent_from(fn: Any, name: str | None, preset: Preset | None) -> Agent:
-    if isinstance(fn, BuilderBase) or not isinstance(fn, FunctionType):
-        what = describe_value(fn) if not isinstance(fn, type) else f"the class {fn.__name__}"
+    if not isinstance(fn, FunctionType):  # a builder, a class, a callable object, ...
         raise _refuse(
-            f"@agent decorates a function, not {what}",
+            f"@agent decorates a function, not {describe_value(fn)}",
             "write def name(): with the instruction as its docstring, and put @agent(...) "
             "above it; an existing builder takes .use(Preset(...)) instead.",
         )

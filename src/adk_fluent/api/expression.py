@@ -15,7 +15,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import NoneType
-from typing import TYPE_CHECKING, Any, NoReturn, Self
+from typing import TYPE_CHECKING, Any, NoReturn, Self, TypeVar
 
 from adk_fluent_generated.builder_bases import (
     LoopAgentSetters,
@@ -64,16 +64,16 @@ class Expression(BuilderBase, Runnable):
     which binds tighter than `|`."""
 
     def __rshift__(self, other: Any) -> Pipeline:
-        return _sequence(self, other)
+        return _joined(Pipeline, ">>", self, other)
 
     def __rrshift__(self, other: Any) -> Pipeline:
-        return _sequence(other, self)
+        return _joined(Pipeline, ">>", other, self)
 
     def __or__(self, other: Any) -> FanOut:
-        return _parallel(self, other)
+        return _joined(FanOut, "|", self, other)
 
     def __ror__(self, other: Any) -> FanOut:
-        return _parallel(other, self)
+        return _joined(FanOut, "|", other, self)
 
     def __mul__(self, other: Any) -> Loop:
         return _loop(self, other)
@@ -82,10 +82,10 @@ class Expression(BuilderBase, Runnable):
         return _loop(self, other)
 
     def __floordiv__(self, other: Any) -> Fallback:
-        return _fallback(self, other)
+        return _joined(Fallback, "//", self, other)
 
     def __rfloordiv__(self, other: Any) -> Fallback:
-        return _fallback(other, self)
+        return _joined(Fallback, "//", other, self)
 
     def __matmul__(self, other: Any) -> NoReturn:
         # adk-fluent 0.x's `agent @ Schema`; here one spelling says it, .output_schema(Schema)
@@ -290,6 +290,9 @@ def as_delegate(value: Any, owner: str) -> Expression:
     )
 
 
+_N = TypeVar("_N", bound=Node)
+
+
 class _Composite(Expression):
     """Shared by composites: ordered children and an optional explicit name."""
 
@@ -343,6 +346,19 @@ class _Composite(Expression):
     def _child_irs(self) -> tuple[Any, ...]:
         return tuple(step.to_ir() for step in self._steps)
 
+    def _node(self, kind: type[_N], children: tuple[Node, ...] | None = None, **extra: Any) -> _N:
+        """This composite's IR node: its name, ADK fields, `extra` node fields, its children
+        (default: its steps') and its visibility."""
+        return kind(
+            name=self._name,
+            **self._fields,
+            **extra,
+            children=self._child_irs() if children is None else children,
+            visibility=self._visibility,
+        )
+
+
+_C = TypeVar("_C", bound=_Composite)
 
 # how each composite is written here, for code that names it first and adds steps after it
 # (adk-fluent 0.x's `Pipeline("research").step(a)`, docs/from-adk-fluent-0x.md)
@@ -398,13 +414,7 @@ class Pipeline(_Composite, DeclaresState, AgentCallbacks, SequentialAgentSetters
     }
 
     def _build_ir(self) -> SequentialAgentNode:
-        return SequentialAgentNode(
-            name=self._name,
-            **self._fields,
-            **self._declared_fields(),
-            children=self._child_irs(),
-            visibility=self._visibility,
-        )
+        return self._node(SequentialAgentNode, **self._declared_fields())
 
 
 class FanOut(_Composite, DeclaresState, AgentCallbacks, ParallelAgentSetters):
@@ -514,19 +524,12 @@ class FanOut(_Composite, DeclaresState, AgentCallbacks, ParallelAgentSetters):
         return self._copy(_merge=record)
 
     def _build_ir(self) -> ParallelAgentNode:
-        extra: dict[str, Any] = {}
+        extra = self._declared_fields()
         if self._join is not None:
             extra["join"] = self._join
         if self._merge is not None:
             extra["merge"] = self._merge
-        return ParallelAgentNode(
-            name=self._name,
-            **self._fields,
-            **self._declared_fields(),
-            **extra,
-            children=self._child_irs(),
-            visibility=self._visibility,
-        )
+        return self._node(ParallelAgentNode, **extra)
 
 
 def _edge_kind(edge: Any, agent: str) -> str:
@@ -706,13 +709,7 @@ class Loop(_Composite, DeclaresState, AgentCallbacks, LoopAgentSetters):
                 name=self._until.name or f"{self._name}__until", predicate=self._until.predicate
             )
             children = (*children, check)
-        return LoopAgentNode(
-            name=self._name,
-            **self._fields,
-            **self._declared_fields(),
-            children=children,
-            visibility=self._visibility,
-        )
+        return self._node(LoopAgentNode, children, **self._declared_fields())
 
 
 def _refuse_gates_in_final_round(loop: str, children: tuple[Node, ...]) -> None:
@@ -743,9 +740,7 @@ class Fallback(_Composite):
     _PREFIX = "fallback"
 
     def _build_ir(self) -> FallbackNode:
-        return FallbackNode(
-            name=self._name, children=self._child_irs(), visibility=self._visibility
-        )
+        return self._node(FallbackNode)
 
 
 # -- operators ---------------------------------------------------------------------------------
@@ -766,15 +761,11 @@ def _flatten(kind: type[_Composite], value: Expression) -> tuple[Expression, ...
     return (value,)
 
 
-def _sequence(left: Any, right: Any) -> Pipeline:
-    a = left if isinstance(left, Expression) else as_step(left, ">>")
-    b = right if isinstance(right, Expression) else as_step(right, ">>")
-    return Pipeline._of((*_flatten(Pipeline, a), *_flatten(Pipeline, b)))
-
-
-def _parallel(left: Any, right: Any) -> FanOut:
-    a, b = as_step(left, "|"), as_step(right, "|")
-    return FanOut._of((*_flatten(FanOut, a), *_flatten(FanOut, b)))
+def _joined(kind: type[_C], operator: str, left: Any, right: Any) -> _C:
+    """`left >> right` (or `|`, `//`): one unnamed composite of `kind`, its unnamed operands of
+    the same kind flattened into it."""
+    a, b = as_step(left, operator), as_step(right, operator)
+    return kind._of((*_flatten(kind, a), *_flatten(kind, b)))
 
 
 def _loop(body: Expression, times: Any) -> Loop:
@@ -789,11 +780,6 @@ def _loop(body: Expression, times: Any) -> Loop:
         shown=f"the loop count in `{body.name} * n`",
     )
     return Loop(body, max_iterations=times)
-
-
-def _fallback(left: Any, right: Any) -> Fallback:
-    a, b = as_step(left, "//"), as_step(right, "//")
-    return Fallback._of((*_flatten(Fallback, a), *_flatten(Fallback, b)))
 
 
 class Timeout(Expression):

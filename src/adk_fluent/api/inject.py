@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from adk_fluent.arguments import checked_function
+from adk_fluent.arguments import checked_function, checked_some
 from adk_fluent.errors import BuildError, did_you_mean
 
 # Parameters ADK itself fills in (the tool's context, a streaming tool's input): not resources.
@@ -52,13 +52,8 @@ def per_call(factory: Callable[[], Any]) -> PerCall:
 
 def check_resources(agent: str, resources: Mapping[str, Any]) -> None:
     """Names a resource may have: identifiers, and not a parameter ADK fills in itself."""
-    if not resources:
-        raise BuildError(
-            "inject() was given no resources",
-            agent=agent,
-            field="inject",
-            hint="name each one after the tool parameter it fills: .inject(db=pool).",
-        )
+    hint = "name each one after the tool parameter it fills: .inject(db=pool)."
+    checked_some(resources, agent, "inject", shown="inject()", items="resource", hint=hint)
     for name in resources:
         if not name.isidentifier():
             raise BuildError(

@@ -262,10 +262,7 @@ class StateSchema(metaclass=_SchemaClass):
     @classmethod
     def field_for_key(cls, key: str) -> StateFieldRef | None:
         """The field declaring `key`, or None."""
-        for ref in cls.__state_fields__.values():
-            if ref.key == key:
-                return ref
-        return None
+        return next((ref for ref in cls.__state_fields__.values() if ref.key == key), None)
 
     # -- run time ---------------------------------------------------------------------------
     @classmethod

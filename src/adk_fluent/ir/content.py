@@ -21,7 +21,7 @@ from typing import Any
 
 from adk_fluent_generated.sentinel import UNSET
 
-from adk_fluent.arguments import checked_count, checked_instance
+from adk_fluent.arguments import checked_count, checked_instance, checked_some
 from adk_fluent.errors import BuildError, did_you_mean
 
 
@@ -68,12 +68,8 @@ def modality_of_mime(mime_type: Any) -> Modality:
     """The modality of a MIME type: image/*, audio/*, video/*, application/pdf, else a file."""
     mime = str(mime_type or "").split(";", 1)[0].strip().lower()
     kind = mime.split("/", 1)[0]
-    if kind == "image":
-        return Modality.IMAGE
-    if kind == "audio":
-        return Modality.AUDIO
-    if kind == "video":
-        return Modality.VIDEO
+    if kind in ("image", "audio", "video"):
+        return Modality(kind)
     if mime == "application/pdf":
         return Modality.PDF
     return Modality.FILE
@@ -131,13 +127,9 @@ def parse_modalities(
 ) -> frozenset[Modality]:
     """Modalities from members or names; at least one."""
     found = frozenset(parse_modality(value, agent=agent, field=field) for value in values)
-    if not found:
-        raise BuildError(
-            "no modality was given",
-            agent=agent,
-            field=field,
-            hint=f'name at least one, e.g. .accepts("image", "text"); modalities: {_LISTED}.',
-        )
+    hint = f'e.g. .accepts("image", "text"); modalities: {_LISTED}.'
+    shown = f".{field}()" if agent is not None else "ContentSpec"
+    checked_some(found, agent, field, shown=shown, items="modality", hint=hint)
     return found
 
 

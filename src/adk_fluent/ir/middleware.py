@@ -83,30 +83,25 @@ def middleware_name(middleware: Any) -> str:
 CONFIG_PLACE = "ExecutionConfig(middleware=...)"
 
 
-def config_place(index: int, middleware: Any) -> str:
-    """Where the `index`-th (from 0) middleware of ExecutionConfig was given, as errors name it:
-    "ExecutionConfig(middleware=...) item 2 (retry)"."""
-    named = middleware.__name__ if isinstance(middleware, type) else middleware_name(middleware)
-    return f"{CONFIG_PLACE} item {index + 1} ({named})"
-
-
 def config_places(middleware: Any) -> list[str]:
-    """`config_place` of each middleware of a config's stack, numbered as the user wrote them:
-    a backend's own middleware (`from_backend`), which the engine puts first, is not counted."""
+    """Where each middleware of a config's stack was given, as errors name it: "ExecutionConfig(
+    middleware=...) item 2 (retry)", numbered as the user wrote them (a backend's own middleware,
+    `from_backend`, which the engine puts first, is not counted)."""
     places: list[str] = []
     number = 0
     for item in middleware:
         if getattr(item, "from_backend", False) is True:
             places.append(f"the backend's middleware ({middleware_name(item)})")
             continue
-        places.append(config_place(number, item))
         number += 1
+        named = item.__name__ if isinstance(item, type) else middleware_name(item)
+        places.append(f"{CONFIG_PLACE} item {number} ({named})")
     return places
 
 
 def given_at(where: str | None) -> dict[str, str | None]:
     """BuildError's keywords naming where a middleware was given: a place in ExecutionConfig
-    (`config_place`) as it is, else an agent (or the middleware) by name."""
+    (`config_places`) as it is, else an agent (or the middleware) by name."""
     if where is not None and where.startswith((CONFIG_PLACE, "the backend's")):
         return {"where": where}
     return {"agent": where}
@@ -158,7 +153,7 @@ def implemented_callbacks(middleware: Any) -> tuple[str, ...]:
 
 def check_middleware(middleware: Any, where: str | None) -> None:
     """Refuse what cannot be a middleware, naming where it was given (`where`: the agent, or
-    the item of ExecutionConfig, `config_place`) and why: a class instead of an instance, an object with no plugin
+    the item of ExecutionConfig, `config_places`) and why: a class instead of an instance, an object with no plugin
     callback, a method that looks like a callback ADK does not have (a misspelling)."""
     name = middleware_name(middleware)
     if isinstance(middleware, type):

@@ -3,7 +3,7 @@ engine beside its IR), ExecutionConfig and CompactionConfig (how it becomes an A
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from adk_fluent.errors import BuildError, did_you_mean
@@ -100,22 +100,10 @@ class ExecutionConfig:
         if self.target is not None:
             check_target(self.target, "ExecutionConfig.target")
 
-    def __hash__(self) -> int:  # custom_metadata is a dict: hash what identifies the config
-        return hash(
-            (
-                self.target,
-                self.state_schema,
-                self.app_name,
-                self.max_llm_calls,
-                self.streaming_mode,
-                self.resumable,
-                self.compaction,
-                self.plugins,
-                self.middleware,
-                self.visibility,
-                tuple(sorted(self.custom_metadata or {})),  # its keys: equal dicts hash equal
-            )
-        )
+    def __hash__(self) -> int:  # custom_metadata is a dict: its keys (equal dicts hash equal)
+        values = {item.name: getattr(self, item.name) for item in fields(self)}
+        values["custom_metadata"] = tuple(sorted(self.custom_metadata or {}))
+        return hash(tuple(values.values()))
 
 
 def visibility_mode(options: BuildOptions, config: ExecutionConfig | None) -> VisibilityMode:

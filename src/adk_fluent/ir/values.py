@@ -142,46 +142,40 @@ def _write_refused(owner: str) -> StateWriteError:
     )
 
 
-class FrozenList(list[Any]):
+class _Frozen:
+    """What FrozenList and FrozenDict share: writes raise naming `_owner`; a copy (shallow,
+    deep or pickled) is the plain container (`_PLAIN`) again."""
+
+    _owner = "a step"
+    _PLAIN: type
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise _write_refused(self._owner)
+
+    def __copy__(self) -> Any:
+        return self._PLAIN(self)
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return fresh(self)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (self._PLAIN, (fresh(self),))
+
+
+class FrozenList(_Frozen, list[Any]):
     """A list inside a read-only state view: reads work as on a list, writes raise."""
 
-    _owner = "a step"
-
-    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise _write_refused(self._owner)
-
-    append = extend = insert = remove = pop = clear = sort = reverse = _refuse
-    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
-
-    def __copy__(self) -> list[Any]:
-        return list(self)
-
-    def __deepcopy__(self, memo: Any) -> Any:
-        return fresh(self)
-
-    def __reduce_ex__(self, protocol: Any) -> Any:
-        return (list, (fresh(self),))
+    _PLAIN = list
+    append = extend = insert = remove = pop = clear = sort = reverse = _Frozen._refuse
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _Frozen._refuse
 
 
-class FrozenDict(dict[str, Any]):
+class FrozenDict(_Frozen, dict[str, Any]):
     """A dict inside a read-only state view: reads work as on a dict, writes raise."""
 
-    _owner = "a step"
-
-    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise _write_refused(self._owner)
-
-    update = pop = popitem = setdefault = clear = _refuse
-    __setitem__ = __delitem__ = __ior__ = _refuse
-
-    def __copy__(self) -> dict[str, Any]:
-        return dict(self)
-
-    def __deepcopy__(self, memo: Any) -> Any:
-        return fresh(self)
-
-    def __reduce_ex__(self, protocol: Any) -> Any:
-        return (dict, (fresh(self),))
+    _PLAIN = dict
+    update = pop = popitem = setdefault = clear = _Frozen._refuse
+    __setitem__ = __delitem__ = __ior__ = _Frozen._refuse
 
 
 def frozen(value: Any, owner: str) -> Any:

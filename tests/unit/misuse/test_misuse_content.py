@@ -26,13 +26,13 @@ CASES = [
         lambda: Agent("v").accepts(),
         "agent 'v'",
         "accepts",
-        "no modality",
+        "one modality",
     ),  # fmt: skip
     case(
         "content-produces-nothing",
         lambda: Agent("v").produces_modality(),
         "produces_modality",
-        "no modality",
+        "one modality",
     ),
     case("content-accepts-typo", lambda: Agent("v").accepts("imgae"), "did you mean 'image'"),
     case(
@@ -85,7 +85,7 @@ CASES = [
     ),
     # -- hand-made specs --------------------------------------------------------------------------
     case("content-spec-typo", lambda: ContentSpec(accepts={"audoi"}), "did you mean 'audio'"),
-    case("content-spec-empty", lambda: ContentSpec(produces=[]), "no modality"),
+    case("content-spec-empty", lambda: ContentSpec(produces=[]), "one modality"),
     case(
         "content-spec-negative-bound",
         lambda: ContentSpec(max_output_tokens=-1),

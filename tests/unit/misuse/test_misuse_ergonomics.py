@@ -88,7 +88,7 @@ CASES = [
         "inject",
         "no tool",
     ),
-    case("inject-nothing", lambda: Agent("desk").inject(), "desk", "no resources"),
+    case("inject-nothing", lambda: Agent("desk").inject(), "desk", "at least one resource"),
     case(
         "inject-tool-context",
         lambda: Agent("desk").tool(lookup).inject(tool_context=1),
