@@ -14,10 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from adk_fluent.arguments import checked_instance
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.a2a_card import STATE_EXTENSION_URI
 from adk_fluent.ir.nodes import LlmAgentNode, Node
 from adk_fluent.ir.state_keys import crosses_a2a
+from adk_fluent.remote.directory import error_summary
 
 CARD_VERSION = "1.0.0"  # the served pipeline's version unless one is given
 
@@ -120,14 +122,8 @@ def agent_card(
     root: Node = pipeline if isinstance(pipeline, Node) else pipeline.to_ir()
     interface = interface or state_interface(root)
     text = description or _first_line(getattr(root, "description", None))
-    if not isinstance(streaming, bool):
-        raise BuildError(
-            f"streaming must be True or False, got {describe_value(streaming)}",
-            agent=root.name,
-            field="streaming",
-            hint="streaming=False publishes a card without message/stream (the server then "
-            "refuses it).",
-        )
+    hint = "streaming=False publishes a card without message/stream (the server then refuses it)."
+    checked_instance(streaming, root.name, "streaming", bool, what="True or False", hint=hint)
     extension = {
         "uri": STATE_EXTENSION_URI,
         "description": "state keys this agent reads from the request metadata (adk_fluent.state) "
@@ -200,12 +196,9 @@ def _amended_skills(
         try:
             AgentSkill.model_validate(merged)
         except Exception as error:  # noqa: BLE001 - pydantic's message is the diagnosis
-            problem = "; ".join(
-                f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
-                for e in getattr(error, "errors", lambda: [])()[:3]
-            )
             raise BuildError(
-                f"the skill {skill_id!r} of skills= is not an A2A skill ({problem or error})",
+                f"the skill {skill_id!r} of skills= is not an A2A skill "
+                f"({error_summary(error, 'skill')})",
                 agent=agent,
                 field="skills",
                 hint=hint,
@@ -235,13 +228,7 @@ def _capabilities(agent: str, given: Any, extension: dict[str, Any]) -> dict[str
 
     hint = "capabilities={'extensions': [{'uri': 'urn:example:my-extension'}]}."
     data = _as_json(given) if given is not None else {}
-    if not isinstance(data, Mapping):
-        raise BuildError(
-            f"capabilities= takes a mapping, got {describe_value(given)}",
-            agent=agent,
-            field="capabilities",
-            hint=hint,
-        )
+    checked_instance(data, agent, "capabilities", Mapping, what="a mapping", hint=hint)
     data = {k: v for k, v in data.items() if v is not None}
     if "streaming" in data:
         raise BuildError(
@@ -261,12 +248,8 @@ def _capabilities(agent: str, given: Any, extension: dict[str, Any]) -> dict[str
     try:
         checked = AgentCapabilities.model_validate({**data, "extensions": [extension, *own]})
     except Exception as error:  # noqa: BLE001 - pydantic's message is the diagnosis
-        problem = "; ".join(
-            f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
-            for e in getattr(error, "errors", lambda: [])()[:3]
-        )
         raise BuildError(
-            f"capabilities= is not A2A capabilities ({problem or error})",
+            f"capabilities= is not A2A capabilities ({error_summary(error, 'capabilities')})",
             agent=agent,
             field="capabilities",
             hint=hint,
