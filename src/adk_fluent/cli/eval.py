@@ -104,6 +104,7 @@ def add_parser(commands: Any) -> None:
         action="store_true",
         help="a case no metric could evaluate does not fail the run",
     )
+    command.set_defaults(run=run_eval)
 
 
 def _one_line(error: AdkFluentError) -> str:

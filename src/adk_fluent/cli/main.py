@@ -185,19 +185,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     draw.add_argument("target", metavar="TARGET", help="module:attr naming the pipeline")
     draw.set_defaults(run=_visualize)
-    from adk_fluent.cli.eval import add_parser as add_eval_parser
-    from adk_fluent.cli.eval import run_eval
-    from adk_fluent.cli.report import add_parser, run_report
+    from adk_fluent.cli import eval as eval_command
+    from adk_fluent.cli import report, serve
 
-    add_eval_parser(commands)
-    commands.choices["eval"].set_defaults(run=run_eval)
-    add_parser(commands)
-    commands.choices["report"].set_defaults(run=run_report)
-    from adk_fluent.cli.serve import add_parser as add_serve_parser
-    from adk_fluent.cli.serve import run_serve
-
-    add_serve_parser(commands)
-    commands.choices["serve"].set_defaults(run=run_serve)
+    for command_module in (eval_command, report, serve):
+        command_module.add_parser(commands)
     for command in commands.choices.values():
         # also after the command (`adk-fluent check x --debug`); SUPPRESS keeps a --debug
         # given before the command from being reset by the subcommand's default

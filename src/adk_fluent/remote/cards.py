@@ -53,7 +53,8 @@ def state_interface(tree: Any) -> StateInterface:
     return StateInterface(tuple(reads), tuple(writes), reads_any=bool(result.opaque_readers))
 
 
-def _first_line(text: Any) -> str:
+def first_line(text: Any) -> str:
+    """The first non-blank line of a str, stripped ("" for anything else)."""
     if not isinstance(text, str):
         return ""
     return next((line.strip() for line in text.strip().splitlines() if line.strip()), "")
@@ -66,7 +67,7 @@ def _skills(root: Node) -> list[dict[str, Any]]:
         if not isinstance(node, LlmAgentNode) or node.name in seen:
             continue
         seen.add(node.name)
-        described = _first_line(node.description) or _first_line(node.instruction)
+        described = first_line(node.description) or first_line(node.instruction)
         skills.append(
             {
                 "id": node.name,
@@ -79,7 +80,7 @@ def _skills(root: Node) -> list[dict[str, Any]]:
             tool_name = getattr(tool, "name", None) or getattr(tool, "__name__", None)
             if not tool_name or getattr(tool, "agent", None) is not None:
                 continue
-            doc = _first_line(getattr(tool, "description", None)) or _first_line(
+            doc = first_line(getattr(tool, "description", None)) or first_line(
                 inspect.getdoc(tool) if callable(tool) else None
             )
             skills.append(
@@ -121,7 +122,7 @@ def agent_card(
 
     root: Node = pipeline if isinstance(pipeline, Node) else pipeline.to_ir()
     interface = interface or state_interface(root)
-    text = description or _first_line(getattr(root, "description", None))
+    text = description or first_line(getattr(root, "description", None))
     hint = "streaming=False publishes a card without message/stream (the server then refuses it)."
     checked_instance(streaming, root.name, "streaming", bool, what="True or False", hint=hint)
     extension = {

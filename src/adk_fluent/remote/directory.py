@@ -129,9 +129,7 @@ class CardDirectory:
 
     @classmethod
     def _made(cls, entries: list[_Entry], fetched: dict[str, Any], source: str) -> Any:
-        directory = cls.__new__(cls)
-        directory.source = source
-        directory._cards, directory._origins = {}, {}
+        directory = cls(source=source)
         directory._add(entries, fetched)
         return directory
 

@@ -26,6 +26,7 @@ from adk_fluent.ir.nodes import (
 )
 from adk_fluent.ir.options import BuildOptions
 from adk_fluent.ir.state_keys import crosses_a2a
+from adk_fluent.remote.cards import first_line
 from adk_fluent.remote.directory import WELL_KNOWN_CARD, card_url
 
 # The contract checker's codes for a key that may be missing when it is read: a part with one
@@ -151,7 +152,7 @@ class Splitter(NodeVisitor[_Where, Node]):
         sends, receives = self._keys(service, child, path)
         description = (
             boundary.description
-            or _text(getattr(child, "description", None))
+            or first_line(getattr(child, "description", None))
             or f"the service {service}"
         )
         self.trees[service] = inner
@@ -293,7 +294,3 @@ def _read_by_caller(report: ContractReport, receives: tuple[str, ...]) -> Contra
     if len(kept) == len(report.issues):
         return report
     return ContractReport(report.root, kept, report.satisfied, report.adk_version, report.checks)
-
-
-def _text(value: Any) -> str:
-    return value.strip().splitlines()[0] if isinstance(value, str) and value.strip() else ""

@@ -118,8 +118,8 @@ def returned_state(event: Event) -> dict[str, Any] | None:
     response = (event.custom_metadata or {}).get(_A2A_RESPONSE)
     if not isinstance(response, dict):
         return None
-    metadata = response.get("metadata") or {}
-    for candidate in (metadata, *_status_metadata(response)):
+    message = (response.get("status") or {}).get("message") or {}
+    for candidate in (response.get("metadata") or {}, message.get("metadata") or {}):
         custom = _decode_mapping(candidate.get(_TASK_METADATA_KEY))
         if custom and isinstance(custom.get(RESPONSE_KEY), str):
             try:
@@ -128,11 +128,6 @@ def returned_state(event: Event) -> dict[str, Any] | None:
                 return None
             return value if isinstance(value, dict) else None
     return None
-
-
-def _status_metadata(response: dict[str, Any]) -> list[dict[str, Any]]:
-    message = (response.get("status") or {}).get("message") or {}
-    return [message.get("metadata") or {}]
 
 
 def declared_metadata(metadata: Any, receives: frozenset[str] | None = None) -> Any:
