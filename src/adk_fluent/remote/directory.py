@@ -404,40 +404,28 @@ def _file_entry(item: Any, origin: str) -> _Entry:
 
 # -- fetching ----------------------------------------------------------------------------------
 def _fetch_all_sync(entries: list[_Entry], timeout: float, source: Any = None) -> dict[str, str]:
-    """The JSON text of every card named by URL, by URL (a blocking client), refused inside a
-    running event loop, which a blocking fetch would stall for up to `timeout` per card."""
-    import httpx
-
+    """`_fetch_all`, blocking until every card is fetched; refused inside a running event
+    loop, which a blocking fetch would stall for up to `timeout`."""
     urls = list(dict.fromkeys(e.url for e in entries if e.url))
     if not urls:
         return {}
     try:
         asyncio.get_running_loop()
-    except RuntimeError:
-        pass  # no loop in this thread: blocking is what the caller asked for
-    else:
-        what = "from_file(path)" if source is not None else "from_urls(urls)"
-        given = "path" if source is not None else "urls"
-        raise BuildError(
-            f"AgentDirectory.{what} fetches {len(urls)} card(s) over HTTP and would block the "
-            "running event loop (every other task of it waits meanwhile)",
-            field=given,
-            hint=f"in async code write `await AgentDirectory.load({given})`: the same "
-            "directory, its cards fetched concurrently without blocking.",
-        )
-    texts: dict[str, str] = {}
-    with httpx.Client(timeout=timeout, follow_redirects=True) as client:
-        for url in urls:
-            try:
-                reply: Any = client.get(url)
-            except httpx.HTTPError as error:
-                reply = error
-            texts[url] = _card_text(url, reply)
-    return texts
+    except RuntimeError:  # no loop in this thread: blocking is what the caller asked for
+        return asyncio.run(_fetch_all(entries, timeout))
+    what = "from_file(path)" if source is not None else "from_urls(urls)"
+    given = "path" if source is not None else "urls"
+    raise BuildError(
+        f"AgentDirectory.{what} fetches {len(urls)} card(s) over HTTP and would block the "
+        "running event loop (every other task of it waits meanwhile)",
+        field=given,
+        hint=f"in async code write `await AgentDirectory.load({given})`: the same "
+        "directory, its cards fetched concurrently without blocking.",
+    )
 
 
 async def _fetch_all(entries: list[_Entry], timeout: float) -> dict[str, str]:
-    """`_fetch_all_sync`, fetching concurrently."""
+    """The JSON text of every card named by URL, by URL, fetched concurrently."""
     import httpx
 
     urls = list(dict.fromkeys(e.url for e in entries if e.url))

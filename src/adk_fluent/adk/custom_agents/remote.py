@@ -154,26 +154,21 @@ def declared_metadata(metadata: Any, receives: frozenset[str] | None = None) -> 
 
 def _declared_response(response: Any, receives: frozenset[str]) -> Any:
     """A recorded A2A task (or message), as a dict, holding no metadata but what crosses."""
+
+    def declared(item: Any) -> Any:
+        if not isinstance(item, dict) or "metadata" not in item:
+            return item
+        return {**item, "metadata": declared_metadata(item["metadata"], receives)}
+
     if not isinstance(response, dict):
         return response
-    kept = dict(response)
-    if "metadata" in kept:
-        kept["metadata"] = declared_metadata(kept["metadata"], receives)
+    kept = dict(declared(response))
     status = kept.get("status")
     if isinstance(status, dict) and isinstance(status.get("message"), dict):
-        message = dict(status["message"])
-        if "metadata" in message:
-            message["metadata"] = declared_metadata(message["metadata"], receives)
-        kept["status"] = {**status, "message": message}
+        kept["status"] = {**status, "message": declared(status["message"])}
     for field in ("history", "artifacts"):
-        items = kept.get(field)
-        if isinstance(items, list):
-            kept[field] = [
-                {**item, "metadata": declared_metadata(item["metadata"], receives)}
-                if isinstance(item, dict) and "metadata" in item
-                else item
-                for item in items
-            ]
+        if isinstance(kept.get(field), list):
+            kept[field] = [declared(item) for item in kept[field]]
     return kept
 
 
