@@ -15,16 +15,8 @@ suite of cases, serve it over A2A, or report what a stored session's runs cost.
 `module:attr` is imported with the current directory first on sys.path (as `python -m` does),
 so a module in your project (or a file in a folder without __init__.py) is found.
 
-Exit codes (adk_fluent.cli.common defines them; docs/cli.md has the table):
-0 ok (for eval: every selected case passed, nothing regressed against the baseline);
-1 findings: contract errors (or warnings with --strict); for eval a case that failed, errored
-or was not evaluated (unless --allow-not-evaluated), or a regression against the baseline; for
-serve, the server failed;
-2 a usage error: bad arguments or option values (`--target-adk banana`), an unknown command, a
-target or file that cannot be loaded (one line on stderr);
-3 an internal error, a bug in adk-fluent: one line and a request to report it (`--debug` or
-ADK_FLUENT_DEBUG=1 also prints the traceback);
-130 interrupted (Ctrl-C).
+Exit codes: adk_fluent.cli.common has the table (and docs/cli.md); EPILOG below says them
+in --help.
 """
 
 from __future__ import annotations

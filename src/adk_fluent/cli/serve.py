@@ -6,9 +6,8 @@ another process calls it with `RemoteAgent(name, "http://host:port/.well-known/a
 
 The pipeline runs with its agents' own models. The card, made from the pipeline, is served at
 `/.well-known/agent-card.json` and declares the state keys the pipeline reads (a caller sends
-them) and writes (it sends them back). Exit codes (adk_fluent.cli.common): 0 when stopped
-(Ctrl-C), 1 the server failed (a port in use: uvicorn's own message), 2 a usage or target error
-(one line on stderr), 3 an internal error (a bug in adk-fluent).
+them) and writes (it sends them back). Exit codes (adk_fluent.cli.common): what each means for
+`serve` is in EPILOG below.
 """
 
 from __future__ import annotations
