@@ -11,10 +11,7 @@ TARGET is `module:attr` naming a FluentEvalSuite, or a suite file (adk-fluent's 
 `.evalset.json` with its test_config.json beside it) run on the `--pipeline` builder.
 `--config module:attr` names the ExecutionConfig the App is built with (its middleware, plugins,
 limits), so the run evaluates what is deployed; the report names it.
-Exit codes (adk_fluent.cli.common): 0 every selected case passed (and nothing regressed against
---baseline); 1 a case failed, errored or was not evaluated (unless --allow-not-evaluated), or a
-regression against the baseline; 2 a usage or target error (one line on stderr); 3 an internal
-error (a bug in adk-fluent).
+Exit codes (adk_fluent.cli.common): what each means for `eval` is in EPILOG below.
 """
 
 from __future__ import annotations
@@ -104,6 +101,7 @@ def add_parser(commands: Any) -> None:
         action="store_true",
         help="a case no metric could evaluate does not fail the run",
     )
+    command.set_defaults(run=run_eval)
 
 
 def _one_line(error: AdkFluentError) -> str:

@@ -15,16 +15,8 @@ suite of cases, serve it over A2A, or report what a stored session's runs cost.
 `module:attr` is imported with the current directory first on sys.path (as `python -m` does),
 so a module in your project (or a file in a folder without __init__.py) is found.
 
-Exit codes (adk_fluent.cli.common defines them; docs/cli.md has the table):
-0 ok (for eval: every selected case passed, nothing regressed against the baseline);
-1 findings: contract errors (or warnings with --strict); for eval a case that failed, errored
-or was not evaluated (unless --allow-not-evaluated), or a regression against the baseline; for
-serve, the server failed;
-2 a usage error: bad arguments or option values (`--target-adk banana`), an unknown command, a
-target or file that cannot be loaded (one line on stderr);
-3 an internal error, a bug in adk-fluent: one line and a request to report it (`--debug` or
-ADK_FLUENT_DEBUG=1 also prints the traceback);
-130 interrupted (Ctrl-C).
+Exit codes: adk_fluent.cli.common has the table (and docs/cli.md); EPILOG below says them
+in --help.
 """
 
 from __future__ import annotations
@@ -185,19 +177,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     draw.add_argument("target", metavar="TARGET", help="module:attr naming the pipeline")
     draw.set_defaults(run=_visualize)
-    from adk_fluent.cli.eval import add_parser as add_eval_parser
-    from adk_fluent.cli.eval import run_eval
-    from adk_fluent.cli.report import add_parser, run_report
+    from adk_fluent.cli import eval as eval_command
+    from adk_fluent.cli import report, serve
 
-    add_eval_parser(commands)
-    commands.choices["eval"].set_defaults(run=run_eval)
-    add_parser(commands)
-    commands.choices["report"].set_defaults(run=run_report)
-    from adk_fluent.cli.serve import add_parser as add_serve_parser
-    from adk_fluent.cli.serve import run_serve
-
-    add_serve_parser(commands)
-    commands.choices["serve"].set_defaults(run=run_serve)
+    for command_module in (eval_command, report, serve):
+        command_module.add_parser(commands)
     for command in commands.choices.values():
         # also after the command (`adk-fluent check x --debug`); SUPPRESS keeps a --debug
         # given before the command from being reset by the subcommand's default

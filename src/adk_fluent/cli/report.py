@@ -56,6 +56,7 @@ def add_parser(commands: Any) -> None:
         "--all", action="store_true", help="every run of the session, not only the last"
     )
     report.add_argument("--json", action="store_true", help="print the report as JSON")
+    report.set_defaults(run=run_report)
 
 
 def _sqlite_file(url: str) -> Path | None:

@@ -6,9 +6,8 @@ another process calls it with `RemoteAgent(name, "http://host:port/.well-known/a
 
 The pipeline runs with its agents' own models. The card, made from the pipeline, is served at
 `/.well-known/agent-card.json` and declares the state keys the pipeline reads (a caller sends
-them) and writes (it sends them back). Exit codes (adk_fluent.cli.common): 0 when stopped
-(Ctrl-C), 1 the server failed (a port in use: uvicorn's own message), 2 a usage or target error
-(one line on stderr), 3 an internal error (a bug in adk-fluent).
+them) and writes (it sends them back). Exit codes (adk_fluent.cli.common): what each means for
+`serve` is in EPILOG below.
 """
 
 from __future__ import annotations
@@ -73,31 +72,25 @@ def add_parser(commands: Any) -> None:
         choices=("critical", "error", "warning", "info", "debug"),
         help="uvicorn's log level (default warning)",
     )
-
-
-def _check_public_url(url: str | None) -> None:
-    if url is not None and not url.startswith(("http://", "https://")):
-        raise TargetError(
-            f"--public-url must be an http(s) URL, not {url!r} (e.g. https://payments.example/)"
-        )
+    command.set_defaults(run=run_serve)
 
 
 def run_serve(args: argparse.Namespace) -> int:
     """The `serve` command: build the A2A app, say where it answers, then serve until stopped."""
-    _check_public_url(args.public_url)
-    pipeline = load_target(args.target)
-    try:
-        from adk_fluent.remote.serve import a2a_app
-    except ImportError as error:  # pragma: no cover - the a2a extra is in every dev install
+    if args.public_url is not None and not args.public_url.startswith(("http://", "https://")):
         raise TargetError(
-            f"serving over A2A needs ADK's A2A support ({error}); {install_extra('a2a')}"
-        ) from None
+            f"--public-url must be an http(s) URL, not {args.public_url!r} (e.g. "
+            "https://payments.example/)"
+        )
+    pipeline = load_target(args.target)
     try:
         import uvicorn
     except ImportError:  # pragma: no cover - a2a-sdk[http-server] brings it
         raise TargetError(f"serving needs uvicorn: {install_extra('a2a')}") from None
     # Built before uvicorn starts, so a mistake is one line and exit 2, not a server that fails.
     try:
+        from adk_fluent.remote.serve import a2a_app
+
         app = a2a_app(
             pipeline,
             host=args.host,

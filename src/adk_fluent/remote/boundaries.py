@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adk_fluent.analysis.contracts import ContractReport
+from adk_fluent.arguments import checked_instance
 from adk_fluent.errors import BuildError, describe_value, did_you_mean
 from adk_fluent.ir.nodes import BoundaryNode, Node
 from adk_fluent.ir.options import BuildOptions, ExecutionConfig, StrictOptions
@@ -232,13 +233,9 @@ def to_apps(
 def _checked_urls(urls: Any, tree: Node, boundaries: Sequence[Node]) -> dict[str, str]:
     if urls is None:
         return {}
-    if not isinstance(urls, Mapping):
-        raise BuildError(
-            f"urls must map service names to URLs, not {describe_value(urls)}",
-            agent=tree.name,
-            field="urls",
-            hint="e.g. to_apps(pipeline, urls={'heavy': 'http://heavy:8001'}).",
-        )
+    hint = "e.g. to_apps(pipeline, urls={'heavy': 'http://heavy:8001'})."
+    what = "a mapping of service names to URLs"
+    checked_instance(urls, tree.name, "urls", Mapping, what=what, hint=hint)
     names = [node.name for node in boundaries]
     for service, url in urls.items():
         if service not in names:

@@ -14,10 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from adk_fluent.arguments import checked_instance
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.a2a_card import STATE_EXTENSION_URI
 from adk_fluent.ir.nodes import LlmAgentNode, Node
 from adk_fluent.ir.state_keys import crosses_a2a
+from adk_fluent.remote.directory import error_summary
 
 CARD_VERSION = "1.0.0"  # the served pipeline's version unless one is given
 
@@ -51,7 +53,8 @@ def state_interface(tree: Any) -> StateInterface:
     return StateInterface(tuple(reads), tuple(writes), reads_any=bool(result.opaque_readers))
 
 
-def _first_line(text: Any) -> str:
+def first_line(text: Any) -> str:
+    """The first non-blank line of a str, stripped ("" for anything else)."""
     if not isinstance(text, str):
         return ""
     return next((line.strip() for line in text.strip().splitlines() if line.strip()), "")
@@ -64,7 +67,7 @@ def _skills(root: Node) -> list[dict[str, Any]]:
         if not isinstance(node, LlmAgentNode) or node.name in seen:
             continue
         seen.add(node.name)
-        described = _first_line(node.description) or _first_line(node.instruction)
+        described = first_line(node.description) or first_line(node.instruction)
         skills.append(
             {
                 "id": node.name,
@@ -77,7 +80,7 @@ def _skills(root: Node) -> list[dict[str, Any]]:
             tool_name = getattr(tool, "name", None) or getattr(tool, "__name__", None)
             if not tool_name or getattr(tool, "agent", None) is not None:
                 continue
-            doc = _first_line(getattr(tool, "description", None)) or _first_line(
+            doc = first_line(getattr(tool, "description", None)) or first_line(
                 inspect.getdoc(tool) if callable(tool) else None
             )
             skills.append(
@@ -119,15 +122,9 @@ def agent_card(
 
     root: Node = pipeline if isinstance(pipeline, Node) else pipeline.to_ir()
     interface = interface or state_interface(root)
-    text = description or _first_line(getattr(root, "description", None))
-    if not isinstance(streaming, bool):
-        raise BuildError(
-            f"streaming must be True or False, got {describe_value(streaming)}",
-            agent=root.name,
-            field="streaming",
-            hint="streaming=False publishes a card without message/stream (the server then "
-            "refuses it).",
-        )
+    text = description or first_line(getattr(root, "description", None))
+    hint = "streaming=False publishes a card without message/stream (the server then refuses it)."
+    checked_instance(streaming, root.name, "streaming", bool, what="True or False", hint=hint)
     extension = {
         "uri": STATE_EXTENSION_URI,
         "description": "state keys this agent reads from the request metadata (adk_fluent.state) "
@@ -200,12 +197,9 @@ def _amended_skills(
         try:
             AgentSkill.model_validate(merged)
         except Exception as error:  # noqa: BLE001 - pydantic's message is the diagnosis
-            problem = "; ".join(
-                f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
-                for e in getattr(error, "errors", lambda: [])()[:3]
-            )
             raise BuildError(
-                f"the skill {skill_id!r} of skills= is not an A2A skill ({problem or error})",
+                f"the skill {skill_id!r} of skills= is not an A2A skill "
+                f"({error_summary(error, 'skill')})",
                 agent=agent,
                 field="skills",
                 hint=hint,
@@ -235,13 +229,7 @@ def _capabilities(agent: str, given: Any, extension: dict[str, Any]) -> dict[str
 
     hint = "capabilities={'extensions': [{'uri': 'urn:example:my-extension'}]}."
     data = _as_json(given) if given is not None else {}
-    if not isinstance(data, Mapping):
-        raise BuildError(
-            f"capabilities= takes a mapping, got {describe_value(given)}",
-            agent=agent,
-            field="capabilities",
-            hint=hint,
-        )
+    checked_instance(data, agent, "capabilities", Mapping, what="a mapping", hint=hint)
     data = {k: v for k, v in data.items() if v is not None}
     if "streaming" in data:
         raise BuildError(
@@ -261,12 +249,8 @@ def _capabilities(agent: str, given: Any, extension: dict[str, Any]) -> dict[str
     try:
         checked = AgentCapabilities.model_validate({**data, "extensions": [extension, *own]})
     except Exception as error:  # noqa: BLE001 - pydantic's message is the diagnosis
-        problem = "; ".join(
-            f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
-            for e in getattr(error, "errors", lambda: [])()[:3]
-        )
         raise BuildError(
-            f"capabilities= is not A2A capabilities ({problem or error})",
+            f"capabilities= is not A2A capabilities ({error_summary(error, 'capabilities')})",
             agent=agent,
             field="capabilities",
             hint=hint,

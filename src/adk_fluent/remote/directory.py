@@ -33,8 +33,10 @@ import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import NoneType
 from typing import Any
 
+from adk_fluent.arguments import checked_instance, checked_seconds, checked_text
 from adk_fluent.errors import BuildError, describe_value, did_you_mean
 from adk_fluent.ir.a2a_card import A2A_1X_HINT, is_a2a_1x_card
 
@@ -127,9 +129,7 @@ class CardDirectory:
 
     @classmethod
     def _made(cls, entries: list[_Entry], fetched: dict[str, Any], source: str) -> Any:
-        directory = cls.__new__(cls)
-        directory.source = source
-        directory._cards, directory._origins = {}, {}
+        directory = cls(source=source)
         directory._add(entries, fetched)
         return directory
 
@@ -196,12 +196,8 @@ class CardDirectory:
                 hint="e.g. directory.find(skill='refund'); directory.names lists every card.",
             )
         for field, value in (("skill", skill), ("tag", tag)):
-            if value is not None and not isinstance(value, str):
-                raise BuildError(
-                    f"find({field}=...) takes a str, not {describe_value(value)}",
-                    field=field,
-                    hint=f"e.g. directory.find({field}='refund').",
-                )
+            hint = f"e.g. directory.find({field}='refund')."
+            checked_instance(value, None, field, (str, NoneType), what="a str", hint=hint)
         return [name for name, data in self._cards.items() if _matches(data, skill, tag)]
 
 
@@ -255,19 +251,20 @@ def checked_card(card: Any, origin: str) -> dict[str, Any]:
     except Exception as error:  # noqa: BLE001 - pydantic's message is the diagnosis
         raise BuildError(
             f"the agent card from {origin} is not a card this process's a2a-sdk can read "
-            f"({_first_line(error)})",
+            f"({error_summary(error)})",
             field="card",
             hint=_card_hint(card),
         ) from None
     return dict(parsed.model_dump(mode="json", by_alias=True, exclude_none=True))
 
 
-def _first_line(error: Exception) -> str:
-    """A short diagnosis: pydantic's errors as `field: problem`, else the first lines."""
+def error_summary(error: Exception, whole: str = "card") -> str:
+    """A short diagnosis: pydantic's errors as `field: problem` (`whole` names the value
+    itself), else the first lines."""
     errors = getattr(error, "errors", None)
     if callable(errors):
         try:
-            found = [f"{'.'.join(map(str, e['loc'])) or 'card'}: {e['msg']}" for e in errors()]
+            found = [f"{'.'.join(map(str, e['loc'])) or whole}: {e['msg']}" for e in errors()]
         except (TypeError, KeyError):
             found = []
         if found:
@@ -287,13 +284,8 @@ def _card_hint(card: dict[str, Any]) -> str:
 
 # -- reading entries ---------------------------------------------------------------------------
 def _seconds(timeout: Any) -> float:
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-        raise BuildError(
-            f"timeout must be a positive number of seconds, got {describe_value(timeout)}",
-            field="timeout",
-            hint="e.g. timeout=10: it bounds fetching one card.",
-        )
-    return float(timeout)
+    hint = "e.g. timeout=10: it bounds fetching one card."
+    return checked_seconds(timeout, None, "timeout", positive=True, hint=hint)
 
 
 def _checked_url(url: Any, origin: str) -> str:
@@ -369,7 +361,7 @@ def _parsed(text: str, file: Path, source: str) -> Any:
         return yaml.safe_load(text)
     except yaml.YAMLError as error:
         raise BuildError(
-            f"the agent directory {source} is not YAML ({_first_line(error)})",
+            f"the agent directory {source} is not YAML ({error_summary(error)})",
             field="path",
             hint="a YAML list of entries: `- url: http://host:8001`.",
         ) from None
@@ -385,12 +377,9 @@ def _file_entry(item: Any, origin: str) -> _Entry:
             hint="an entry is {name?, url} (a card to fetch) or a card; a bare URL works too.",
         )
     name = item.get("name")
-    if name is not None and (not isinstance(name, str) or not name.strip()):
-        raise BuildError(
-            f"{origin}: name must be a non-empty str, got {describe_value(name)}",
-            field="name",
-            hint="the name the directory lists the agent under, e.g. name: payments.",
-        )
+    if name is not None:
+        hint = "the name the directory lists the agent under, e.g. name: payments."
+        checked_text(name, None, "name", hint=hint, where=origin)
     if "card" in item:
         extra = sorted(set(item) - {"name", "card"})
         if extra:
@@ -415,40 +404,28 @@ def _file_entry(item: Any, origin: str) -> _Entry:
 
 # -- fetching ----------------------------------------------------------------------------------
 def _fetch_all_sync(entries: list[_Entry], timeout: float, source: Any = None) -> dict[str, str]:
-    """The JSON text of every card named by URL, by URL (a blocking client), refused inside a
-    running event loop, which a blocking fetch would stall for up to `timeout` per card."""
-    import httpx
-
+    """`_fetch_all`, blocking until every card is fetched; refused inside a running event
+    loop, which a blocking fetch would stall for up to `timeout`."""
     urls = list(dict.fromkeys(e.url for e in entries if e.url))
     if not urls:
         return {}
     try:
         asyncio.get_running_loop()
-    except RuntimeError:
-        pass  # no loop in this thread: blocking is what the caller asked for
-    else:
-        what = "from_file(path)" if source is not None else "from_urls(urls)"
-        given = "path" if source is not None else "urls"
-        raise BuildError(
-            f"AgentDirectory.{what} fetches {len(urls)} card(s) over HTTP and would block the "
-            "running event loop (every other task of it waits meanwhile)",
-            field=given,
-            hint=f"in async code write `await AgentDirectory.load({given})`: the same "
-            "directory, its cards fetched concurrently without blocking.",
-        )
-    texts: dict[str, str] = {}
-    with httpx.Client(timeout=timeout, follow_redirects=True) as client:
-        for url in urls:
-            try:
-                reply: Any = client.get(url)
-            except httpx.HTTPError as error:
-                reply = error
-            texts[url] = _card_text(url, reply)
-    return texts
+    except RuntimeError:  # no loop in this thread: blocking is what the caller asked for
+        return asyncio.run(_fetch_all(entries, timeout))
+    what = "from_file(path)" if source is not None else "from_urls(urls)"
+    given = "path" if source is not None else "urls"
+    raise BuildError(
+        f"AgentDirectory.{what} fetches {len(urls)} card(s) over HTTP and would block the "
+        "running event loop (every other task of it waits meanwhile)",
+        field=given,
+        hint=f"in async code write `await AgentDirectory.load({given})`: the same "
+        "directory, its cards fetched concurrently without blocking.",
+    )
 
 
 async def _fetch_all(entries: list[_Entry], timeout: float) -> dict[str, str]:
-    """`_fetch_all_sync`, fetching concurrently."""
+    """The JSON text of every card named by URL, by URL, fetched concurrently."""
     import httpx
 
     urls = list(dict.fromkeys(e.url for e in entries if e.url))

@@ -23,7 +23,7 @@ from adk_fluent.arguments import checked_count, checked_text
 from adk_fluent.errors import BuildError, describe_value, install_extra
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import BuildOptions, ExecutionConfig
-from adk_fluent.remote.cards import StateInterface, agent_card, state_interface
+from adk_fluent.remote.cards import CARD_VERSION, StateInterface, agent_card, state_interface
 from adk_fluent.run.engine import ENGINE
 from adk_fluent.run.stores import session_service_for
 
@@ -122,18 +122,18 @@ def a2a_app(
     app = served_app(pipeline, config, backend=backend, interface=interface)
     url = public_url or f"http://{host}:{port}/"
     ir, _ = tree_of(pipeline)
-    card_options: dict[str, Any] = {
-        "description": description,
-        "interface": interface,
-        "name": name,
-        "streaming": streaming,
-        "skills": skills,
-        "provider": provider,
-        "capabilities": capabilities,
-    }
-    if version:
-        card_options["version"] = version
-    card = agent_card(ir, url, **card_options)
+    card = agent_card(
+        ir,
+        url,
+        description=description,
+        interface=interface,
+        name=name,
+        version=version or CARD_VERSION,
+        streaming=streaming,
+        skills=skills,
+        provider=provider,
+        capabilities=capabilities,
+    )
     runner = Runner(app=app, session_service=session_service_for(session_store))
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=_EXPERIMENTAL, category=UserWarning)

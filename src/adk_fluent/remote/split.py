@@ -26,6 +26,7 @@ from adk_fluent.ir.nodes import (
 )
 from adk_fluent.ir.options import BuildOptions
 from adk_fluent.ir.state_keys import crosses_a2a
+from adk_fluent.remote.cards import first_line
 from adk_fluent.remote.directory import WELL_KNOWN_CARD, card_url
 
 # The contract checker's codes for a key that may be missing when it is read: a part with one
@@ -50,6 +51,15 @@ class Crossing:
         sent = ", ".join(self.sends) or "nothing"
         back = ", ".join(self.receives) or "nothing"
         return f"{self.caller} -> {self.service} ({self.url}): sends {sent}; receives {back}"
+
+
+# A temp: key lives for one invocation of one process: one read on one side of a boundary and
+# written on the other is refused. (read inside?, where the reader is, where the writer is,
+# what the key cannot do, the field, what a session key would do instead.)
+_TEMP_ACROSS = (
+    (True, "inside", "outside", "cross A2A", "sends", "the service is sent it"),
+    (False, "after", "inside", "come back over A2A", "receives", "it is sent back"),
+)
 
 
 class _Where(NamedTuple):
@@ -151,7 +161,7 @@ class Splitter(NodeVisitor[_Where, Node]):
         sends, receives = self._keys(service, child, path)
         description = (
             boundary.description
-            or _text(getattr(child, "description", None))
+            or first_line(getattr(child, "description", None))
             or f"the service {service}"
         )
         self.trees[service] = inner
@@ -186,21 +196,6 @@ class Splitter(NodeVisitor[_Where, Node]):
         needed = required | (optional & outside_writes)
         if local.opaque_readers:  # steps whose reads the checker cannot see: send what it can
             needed |= outside_writes
-        for record in self.flow.records:  # a temp: key written outside, read inside
-            key = record.read.key
-            if not record.path.startswith(inside) or not key.startswith("temp:"):
-                continue
-            outer = [w.node for w in record.fact.writers if not w.path.startswith(inside)]
-            if outer:
-                raise BuildError(
-                    f"'{record.node}' inside the execution boundary '{service}' reads "
-                    f"'{key}', which '{outer[0]}' writes outside it; temp: keys live for one "
-                    "invocation of one process and cannot cross A2A",
-                    agent=service,
-                    field="sends",
-                    hint=f"store it under a session key (no temp: prefix, e.g. "
-                    f"'{key.removeprefix('temp:')}') so the service is sent it.",
-                )
         writes = set(local.writers) | _deleted(child)
         if any(_keeps_only(node) for node in child.walk()):
             # S.pick deletes every other key: those the caller holds must be there to delete
@@ -208,21 +203,24 @@ class Splitter(NodeVisitor[_Where, Node]):
             writes |= outside_writes
         if local.opaque_writers:  # steps whose writes the checker cannot see: take back all
             writes |= {r.read.key for r in self.flow.records if not r.path.startswith(inside)}
-        for record in self.flow.records:  # a temp: key written inside, read outside
-            key = record.read.key
-            if record.path.startswith(inside) or not key.startswith("temp:"):
-                continue
-            inner = [w.node for w in record.fact.writers if w.path.startswith(inside)]
-            if inner:
-                raise BuildError(
-                    f"'{record.node}' after the execution boundary '{service}' reads '{key}', "
-                    f"which '{inner[0]}' writes inside it; temp: keys live for one invocation "
-                    "of one process and cannot come back over A2A",
-                    agent=service,
-                    field="receives",
-                    hint=f"store it under a session key (no temp: prefix, e.g. "
-                    f"'{key.removeprefix('temp:')}') so it is sent back.",
-                )
+        for read_inside, reader, writer, cannot, field, so in _TEMP_ACROSS:
+            for record in self.flow.records:
+                key = record.read.key
+                if record.path.startswith(inside) != read_inside or not key.startswith("temp:"):
+                    continue
+                other = [
+                    w.node for w in record.fact.writers if w.path.startswith(inside) != read_inside
+                ]
+                if other:
+                    raise BuildError(
+                        f"'{record.node}' {reader} the execution boundary '{service}' reads "
+                        f"'{key}', which '{other[0]}' writes {writer} it; temp: keys live for one "
+                        f"invocation of one process and cannot {cannot}",
+                        agent=service,
+                        field=field,
+                        hint=f"store it under a session key (no temp: prefix, e.g. "
+                        f"'{key.removeprefix('temp:')}') so {so}.",
+                    )
         return (
             tuple(sorted(k for k in needed if crosses_a2a(k))),
             tuple(sorted(k for k in writes if crosses_a2a(k))),
@@ -293,7 +291,3 @@ def _read_by_caller(report: ContractReport, receives: tuple[str, ...]) -> Contra
     if len(kept) == len(report.issues):
         return report
     return ContractReport(report.root, kept, report.satisfied, report.adk_version, report.checks)
-
-
-def _text(value: Any) -> str:
-    return value.strip().splitlines()[0] if isinstance(value, str) and value.strip() else ""

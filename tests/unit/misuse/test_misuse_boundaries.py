@@ -57,7 +57,7 @@ CASES = [
         "to-apps-urls-not-a-mapping",
         _split(_classifier() >> _worker().execution_boundary("heavy"), [URL]),
         "urls",
-        "map service names",
+        "a mapping of service names",
     ),
     case(
         "to-apps-urls-unknown-service",

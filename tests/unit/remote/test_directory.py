@@ -210,7 +210,7 @@ def test_from_urls_refuses_what_is_not_a_list_of_urls(urls, message):
 
 
 def test_a_bad_timeout_is_refused():
-    with pytest.raises(BuildError, match="timeout must be a positive number"):
+    with pytest.raises(BuildError, match="timeout=0 must be more than 0"):
         AgentDirectory.from_urls([], timeout=0)
 
 

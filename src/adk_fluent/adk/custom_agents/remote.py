@@ -118,8 +118,8 @@ def returned_state(event: Event) -> dict[str, Any] | None:
     response = (event.custom_metadata or {}).get(_A2A_RESPONSE)
     if not isinstance(response, dict):
         return None
-    metadata = response.get("metadata") or {}
-    for candidate in (metadata, *_status_metadata(response)):
+    message = (response.get("status") or {}).get("message") or {}
+    for candidate in (response.get("metadata") or {}, message.get("metadata") or {}):
         custom = _decode_mapping(candidate.get(_TASK_METADATA_KEY))
         if custom and isinstance(custom.get(RESPONSE_KEY), str):
             try:
@@ -128,11 +128,6 @@ def returned_state(event: Event) -> dict[str, Any] | None:
                 return None
             return value if isinstance(value, dict) else None
     return None
-
-
-def _status_metadata(response: dict[str, Any]) -> list[dict[str, Any]]:
-    message = (response.get("status") or {}).get("message") or {}
-    return [message.get("metadata") or {}]
 
 
 def declared_metadata(metadata: Any, receives: frozenset[str] | None = None) -> Any:
@@ -159,26 +154,21 @@ def declared_metadata(metadata: Any, receives: frozenset[str] | None = None) -> 
 
 def _declared_response(response: Any, receives: frozenset[str]) -> Any:
     """A recorded A2A task (or message), as a dict, holding no metadata but what crosses."""
+
+    def declared(item: Any) -> Any:
+        if not isinstance(item, dict) or "metadata" not in item:
+            return item
+        return {**item, "metadata": declared_metadata(item["metadata"], receives)}
+
     if not isinstance(response, dict):
         return response
-    kept = dict(response)
-    if "metadata" in kept:
-        kept["metadata"] = declared_metadata(kept["metadata"], receives)
+    kept = dict(declared(response))
     status = kept.get("status")
     if isinstance(status, dict) and isinstance(status.get("message"), dict):
-        message = dict(status["message"])
-        if "metadata" in message:
-            message["metadata"] = declared_metadata(message["metadata"], receives)
-        kept["status"] = {**status, "message": message}
+        kept["status"] = {**status, "message": declared(status["message"])}
     for field in ("history", "artifacts"):
-        items = kept.get(field)
-        if isinstance(items, list):
-            kept[field] = [
-                {**item, "metadata": declared_metadata(item["metadata"], receives)}
-                if isinstance(item, dict) and "metadata" in item
-                else item
-                for item in items
-            ]
+        if isinstance(kept.get(field), list):
+            kept[field] = [declared(item) for item in kept[field]]
     return kept
 
 
