@@ -117,20 +117,23 @@ def to_invocation(turn: Turn, case: str, predicates: dict[str, Any] | None = Non
     )
 
 
+def _session_input(case: FluentCase, app_name: str) -> Any:
+    """ADK's SessionInput for a case: the App's name, the case's user and starting state."""
+    from google.adk.evaluation.eval_case import SessionInput
+
+    return SessionInput(app_name=app_name, user_id=case.user_id, state=dict(case.state or {}))
+
+
 def _from_source(case: FluentCase, source: Any, app_name: str | None, run: bool) -> Any:
     """The EvalCase a case was read from, under the case's id. For a run its session input
     names the App that runs it (ADK opens the case's session under that name) and the case's
     user; for a file it is kept as read unless `app_name` renames the app."""
-    from google.adk.evaluation.eval_case import SessionInput
-
     update: dict[str, Any] = {"eval_id": case.case_id}
     session = source.session_input
     if run:
         assert app_name is not None
         if session is None:
-            update["session_input"] = SessionInput(
-                app_name=app_name, user_id=case.user_id, state=dict(case.state or {})
-            )
+            update["session_input"] = _session_input(case, app_name)
         else:
             update["session_input"] = session.model_copy(
                 update={"app_name": app_name, "user_id": case.user_id}
@@ -155,7 +158,6 @@ def to_eval_case(
     (written by reference, matchers.encode). `run`: the case is for a run of the App named
     `app_name`. `keep_app_name`: a case read from an eval set keeps the app name it was read
     with (an export that was not asked to rename it)."""
-    from google.adk.evaluation.eval_case import SessionInput
     from google.adk.evaluation.eval_set import EvalCase
 
     source = adk_source(case)
@@ -173,6 +175,11 @@ def to_eval_case(
                 field="expect_state",
                 hint="use a value, ANY or Regex(...) in cases you export or save.",
             )
+    common = {
+        "eval_id": case.case_id,
+        "session_input": _session_input(case, app_name),
+        "final_session_state": expected_state,
+    }
     simulation = case.simulation
     if simulation is not None:
         from google.adk.evaluation.conversation_scenarios import ConversationScenario
@@ -180,24 +187,12 @@ def to_eval_case(
         plan = simulation.plan
         if simulation.persona:
             plan = f"You are {simulation.persona}.\n{plan}"
-        return EvalCase(
-            eval_id=case.case_id,
-            conversation_scenario=ConversationScenario(
-                starting_prompt=simulation.starting_prompt, conversation_plan=plan
-            ),
-            session_input=SessionInput(
-                app_name=app_name, user_id=case.user_id, state=dict(case.state or {})
-            ),
-            final_session_state=expected_state,
+        scenario = ConversationScenario(
+            starting_prompt=simulation.starting_prompt, conversation_plan=plan
         )
-    return EvalCase(
-        eval_id=case.case_id,
-        conversation=[to_invocation(turn, case.case_id, predicates) for turn in case.turns],
-        session_input=SessionInput(
-            app_name=app_name, user_id=case.user_id, state=dict(case.state or {})
-        ),
-        final_session_state=expected_state,
-    )
+        return EvalCase(conversation_scenario=scenario, **common)
+    conversation = [to_invocation(turn, case.case_id, predicates) for turn in case.turns]
+    return EvalCase(conversation=conversation, **common)
 
 
 def to_eval_set(
