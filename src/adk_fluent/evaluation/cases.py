@@ -66,6 +66,12 @@ class ResponseCheck:
             return (1.0, None) if got.strip() == want.strip() else (0.0, "differs")
         return (1.0, None) if want in got else (0.0, f"does not contain {self.text!r}")
 
+    def options(self) -> dict[str, Any]:
+        """What the check sets besides its mode and text (a threshold, ignore_case), as a file
+        writes it."""
+        options: dict[str, Any] = {} if self.threshold is None else {"threshold": self.threshold}
+        return options | ({"ignore_case": True} if self.ignore_case else {})
+
     def describe(self) -> str:
         if self.mode == "rouge":
             return f"rouge({self.text!r}, threshold={self.threshold})"

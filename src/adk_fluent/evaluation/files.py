@@ -38,10 +38,11 @@ from adk_fluent.evaluation.cases import (
 from adk_fluent.evaluation.compile import (
     RESPONSE_METRIC,
     TRAJECTORY_METRIC,
+    encoded_state,
     from_eval_case,
     metrics_from_config,
 )
-from adk_fluent.evaluation.matchers import decode, encode, serializable
+from adk_fluent.evaluation.matchers import decode, encoded_for_file
 
 
 class Suite(Protocol):
@@ -268,12 +269,7 @@ def load_yaml(
 def _response_to(check: ResponseCheck | str | None) -> Any:
     if check is None or isinstance(check, str):
         return check
-    out: dict[str, Any] = {check.mode: check.text}
-    if check.threshold is not None:
-        out["threshold"] = check.threshold
-    if check.ignore_case:
-        out["ignore_case"] = True
-    return out
+    return {check.mode: check.text, **check.options()}
 
 
 def _tools_to(calls: Any, case: str) -> Any:
@@ -284,14 +280,9 @@ def _tools_to(calls: Any, case: str) -> Any:
         if call.args is None:
             out.append(call.name)
             continue
-        if not serializable(dict(call.args)):
-            raise EvalError(
-                f"{call.describe()} checks an argument with a function, which YAML cannot hold",
-                case=case,
-                field="tools",
-                hint="use ANY or Regex(...) in cases you save.",
-            )
-        out.append({"name": call.name, "args": encode(dict(call.args))})
+        what = f"an argument of {call.describe()}"
+        args = encoded_for_file(dict(call.args), what, case=case, field="tools", medium="YAML")
+        out.append({"name": call.name, "args": args})
     return out
 
 
@@ -328,18 +319,7 @@ def case_to_data(case: FluentCase) -> dict[str, Any]:
     if case.state:
         data["state"] = dict(case.state)
     if case.expect_state:
-        expected = {}
-        for key, value in case.expect_state.items():
-            name = getattr(key, "key", key)
-            if not serializable(value):
-                raise EvalError(
-                    f"expect_state[{name!r}] is checked by a function, which YAML cannot hold",
-                    case=case.case_id,
-                    field="expect_state",
-                    hint="use a value, ANY or Regex(...) in cases you save.",
-                )
-            expected[name] = encode(value)
-        data["expect_state"] = expected
+        data["expect_state"] = encoded_state(case.expect_state, case.case_id, "YAML")
     if case.target:
         data["target"] = case.target
     if case.tags:

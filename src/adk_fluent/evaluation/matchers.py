@@ -174,6 +174,21 @@ def serializable(value: Any) -> bool:
     return not callable(value)
 
 
+def encoded_for_file(
+    value: Any, what: str, *, case: str, field: str, medium: str = "a file"
+) -> Any:
+    """`encode(value)` for a file (`medium`: "a file", "YAML"), or an EvalError naming `what`
+    when a function checks something in it: a file holds no code."""
+    if not serializable(value):
+        raise EvalError(
+            f"{what} is checked by a function, which {medium} cannot hold",
+            case=case,
+            field=field,
+            hint="use a value, ANY or Regex(...) in cases you export or save.",
+        )
+    return encode(value)
+
+
 def show(value: Any) -> str:
     """A value as the report prints it (matchers by name, predicates by function name)."""
     if is_matcher(value):
