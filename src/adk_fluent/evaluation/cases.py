@@ -310,24 +310,22 @@ class FluentCase:
             )
         turns = self._turns(label)
         label = label or slug(turns[0].text)
-        if isinstance(self.input, UserSimulation):
-            for name in ("response", "tools", "reference"):
-                if getattr(self, name) is not None:
-                    raise EvalError(
-                        f"a simulated conversation has no fixed turns to give {name} for",
-                        case=label,
-                        field=name,
-                        hint="check a simulated case with expect_state= or the suite's judges.",
-                    )
+        # The case's response / tools / reference belong to its last turn (given in one place).
         last = turns[-1]
-        response = _response(self.response, label)
-        tools = _tools(self.tools, label)
-        reference = _reference(self.reference, label)
-        for name, mine, theirs in (
-            ("response", response, last.response),
-            ("tools", tools, last.tools),
-            ("reference", reference, last.reference),
+        merged: dict[str, Any] = {}
+        for name, normalized in (
+            ("response", _response),
+            ("tools", _tools),
+            ("reference", _reference),
         ):
+            if isinstance(self.input, UserSimulation) and getattr(self, name) is not None:
+                raise EvalError(
+                    f"a simulated conversation has no fixed turns to give {name} for",
+                    case=label,
+                    field=name,
+                    hint="check a simulated case with expect_state= or the suite's judges.",
+                )
+            mine, theirs = normalized(getattr(self, name), label), getattr(last, name)
             if mine is not None and theirs is not None:
                 raise EvalError(
                     f"the last Turn and the case both give {name} for the last turn",
@@ -335,17 +333,9 @@ class FluentCase:
                     field=name,
                     hint="put it in one place: on the Turn, or on the FluentCase.",
                 )
-        last = Turn(
-            last.text,
-            response if response is not None else last.response,
-            tools if tools is not None else last.tools,
-            reference if reference is not None else last.reference,
-        )
-        turns = (*turns[:-1], last)
-        object.__setattr__(self, "_turn_list", turns)
-        object.__setattr__(self, "response", None)
-        object.__setattr__(self, "tools", None)
-        object.__setattr__(self, "reference", None)
+            merged[name] = theirs if mine is None else mine
+            object.__setattr__(self, name, None)
+        object.__setattr__(self, "_turn_list", (*turns[:-1], Turn(last.text, **merged)))
         object.__setattr__(self, "tags", _tags(self.tags, label))
         object.__setattr__(self, "state", _state(self.state, label))
         object.__setattr__(self, "expect_state", _expect_state(self.expect_state, label))
