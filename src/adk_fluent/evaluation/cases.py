@@ -17,8 +17,17 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import NoneType
 from typing import Any, Literal
 
+from adk_fluent.arguments import (
+    checked_callable,
+    checked_count,
+    checked_instance,
+    checked_number,
+    checked_text,
+    refused_as,
+)
 from adk_fluent.errors import EvalError, describe_value, with_article
 from adk_fluent.evaluation.matchers import Regex, check_value, is_matcher
 from adk_fluent.evaluation.scoring import rouge1
@@ -56,6 +65,12 @@ class ResponseCheck:
         if self.mode == "exact":
             return (1.0, None) if got.strip() == want.strip() else (0.0, "differs")
         return (1.0, None) if want in got else (0.0, f"does not contain {self.text!r}")
+
+    def options(self) -> dict[str, Any]:
+        """What the check sets besides its mode and text (a threshold, ignore_case), as a file
+        writes it."""
+        options: dict[str, Any] = {} if self.threshold is None else {"threshold": self.threshold}
+        return options | ({"ignore_case": True} if self.ignore_case else {})
 
     def describe(self) -> str:
         if self.mode == "rouge":
@@ -98,19 +113,19 @@ def rouge(text: str, threshold: float = 0.8) -> ResponseCheck:
     """ROUGE-1 F-measure between `text` and the final response is at least `threshold`
     (ADK's `response_match_score`; 0.8 is ADK's default criterion)."""
     _text(text, "rouge()", "rouge('Your trip is booked.', threshold=0.6)")
-    if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+    hint = "ROUGE-1 F is between 0 (no shared words) and 1 (the same words), e.g. 0.6."
+    return ResponseCheck("rouge", text, _threshold(threshold, "rouge()", hint))
+
+
+def _threshold(value: Any, where: str, hint: str) -> float:
+    """A score to reach, between 0 and 1 (a rouge() check's, a judge's)."""
+    with refused_as(EvalError):
+        score = checked_number(value, None, "threshold", positive=False, hint=hint, where=where)
+    if score > 1:
         raise EvalError(
-            f"rouge() threshold must be a number, not {describe_value(threshold)}",
-            field="threshold",
-            hint="a score between 0 and 1, e.g. rouge(text, threshold=0.6).",
+            f"threshold {value} is outside 0..1", field="threshold", hint=hint, where=where
         )
-    if not 0 <= threshold <= 1:
-        raise EvalError(
-            f"rouge() threshold {threshold} is outside 0..1",
-            field="threshold",
-            hint="ROUGE-1 F is between 0 (no shared words) and 1 (the same words).",
-        )
-    return ResponseCheck("rouge", text, float(threshold))
+    return score
 
 
 def _response(value: Any, case: str | None) -> ResponseCheck | None:
@@ -127,14 +142,15 @@ def _response(value: Any, case: str | None) -> ResponseCheck | None:
 
 
 def _reference(value: Any, case: str | None) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    raise EvalError(
-        f"reference takes the expected answer's text, not {describe_value(value)}",
-        case=case,
-        field="reference",
-        hint="e.g. reference='Your trip to Paris is booked.'",
-    )
+    with refused_as(EvalError, case=case):
+        return checked_instance(  # type: ignore[no-any-return]
+            value,
+            None,
+            "reference",
+            (str, NoneType),
+            what="the expected answer's text",
+            hint="e.g. reference='Your trip to Paris is booked.'",
+        )
 
 
 @dataclass(frozen=True)
@@ -222,11 +238,13 @@ class Turn:
     reference: str | None = None
 
     def normalized(self, case: str | None) -> Turn:
-        if not isinstance(self.text, str) or not self.text.strip():
-            raise EvalError(
-                f"a turn needs the user's message as text, not {describe_value(self.text)}",
-                case=case,
-                field="input",
+        with refused_as(EvalError, case=case):
+            checked_text(
+                self.text,
+                None,
+                "input",
+                what="the user's message as non-empty text",
+                shown="a turn",
                 hint="e.g. Turn('Book Paris', response=contains('booked')).",
             )
         return Turn(
@@ -292,24 +310,22 @@ class FluentCase:
             )
         turns = self._turns(label)
         label = label or slug(turns[0].text)
-        if isinstance(self.input, UserSimulation):
-            for name in ("response", "tools", "reference"):
-                if getattr(self, name) is not None:
-                    raise EvalError(
-                        f"a simulated conversation has no fixed turns to give {name} for",
-                        case=label,
-                        field=name,
-                        hint="check a simulated case with expect_state= or the suite's judges.",
-                    )
+        # The case's response / tools / reference belong to its last turn (given in one place).
         last = turns[-1]
-        response = _response(self.response, label)
-        tools = _tools(self.tools, label)
-        reference = _reference(self.reference, label)
-        for name, mine, theirs in (
-            ("response", response, last.response),
-            ("tools", tools, last.tools),
-            ("reference", reference, last.reference),
+        merged: dict[str, Any] = {}
+        for name, normalized in (
+            ("response", _response),
+            ("tools", _tools),
+            ("reference", _reference),
         ):
+            if isinstance(self.input, UserSimulation) and getattr(self, name) is not None:
+                raise EvalError(
+                    f"a simulated conversation has no fixed turns to give {name} for",
+                    case=label,
+                    field=name,
+                    hint="check a simulated case with expect_state= or the suite's judges.",
+                )
+            mine, theirs = normalized(getattr(self, name), label), getattr(last, name)
             if mine is not None and theirs is not None:
                 raise EvalError(
                     f"the last Turn and the case both give {name} for the last turn",
@@ -317,17 +333,9 @@ class FluentCase:
                     field=name,
                     hint="put it in one place: on the Turn, or on the FluentCase.",
                 )
-        last = Turn(
-            last.text,
-            response if response is not None else last.response,
-            tools if tools is not None else last.tools,
-            reference if reference is not None else last.reference,
-        )
-        turns = (*turns[:-1], last)
-        object.__setattr__(self, "_turn_list", turns)
-        object.__setattr__(self, "response", None)
-        object.__setattr__(self, "tools", None)
-        object.__setattr__(self, "reference", None)
+            merged[name] = theirs if mine is None else mine
+            object.__setattr__(self, name, None)
+        object.__setattr__(self, "_turn_list", (*turns[:-1], Turn(last.text, **merged)))
         object.__setattr__(self, "tags", _tags(self.tags, label))
         object.__setattr__(self, "state", _state(self.state, label))
         object.__setattr__(self, "expect_state", _expect_state(self.expect_state, label))
@@ -467,26 +475,35 @@ def _tags(value: Any, case: str) -> tuple[str, ...]:
     return tags
 
 
-def _state(value: Any, case: str) -> dict[str, Any]:
+def _state_mapping(value: Any, case: str, field: str, what: str, example: str) -> dict[Any, Any]:
+    """`state` or `expect_state`: a mapping (None: empty) whose keys are state keys (a str or
+    a StateSchema field)."""
     if value is None:
         return {}
     if not isinstance(value, Mapping):
         raise EvalError(
-            f"state takes a mapping of state key to value, not {describe_value(value)}",
+            f"{field} takes a mapping of state key to {what}, not {describe_value(value)}",
             case=case,
-            field="state",
-            hint="e.g. state={'intent': 'booking'} seeds what the agents read.",
+            field=field,
+            hint=f"e.g. {field}={example}.",
         )
-    out = {}
-    for key, item in value.items():
+    for key in value:
         name = getattr(key, "key", key)
         if not isinstance(name, str) or not name:
             raise EvalError(
-                f"state key {key!r} is not a state key",
+                f"{field} key {key!r} is not a state key",
                 case=case,
-                field="state",
+                field=field,
                 hint="keys are strings or StateSchema fields (Billing.intent).",
             )
+    return dict(value)
+
+
+def _state(value: Any, case: str) -> dict[str, Any]:
+    example = "{'intent': 'booking'} seeds what the agents read"
+    out = {}
+    for key, item in _state_mapping(value, case, "state", "value", example).items():
+        name = getattr(key, "key", key)
         if is_matcher(item) or callable(item):
             from adk_fluent.evaluation.matchers import show
 
@@ -501,26 +518,8 @@ def _state(value: Any, case: str) -> dict[str, Any]:
 
 
 def _expect_state(value: Any, case: str) -> dict[Any, StateCheck]:
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise EvalError(
-            f"expect_state takes a mapping of state key to expected value, not "
-            f"{describe_value(value)}",
-            case=case,
-            field="expect_state",
-            hint="e.g. expect_state={'intent': 'booking', 'score': lambda v: v > 0.8}.",
-        )
-    for key in value:
-        name = getattr(key, "key", key)
-        if not isinstance(name, str) or not name:
-            raise EvalError(
-                f"expect_state key {key!r} is not a state key",
-                case=case,
-                field="expect_state",
-                hint="keys are strings or StateSchema fields (Billing.intent).",
-            )
-    return dict(value)
+    example = "{'intent': 'booking', 'score': lambda v: v > 0.8}"
+    return _state_mapping(value, case, "expect_state", "expected value", example)
 
 
 @dataclass(frozen=True)
@@ -555,25 +554,11 @@ class FluentJudge:
                 field="name",
                 hint="a Python identifier, e.g. FluentJudge('polite', fn).",
             )
-        if not callable(self.fn):
-            raise EvalError(
-                f"judge '{self.name}' needs a function, not {describe_value(self.fn)}",
-                field="fn",
-                hint="def polite(turn): return 1.0 if 'please' in turn.response else 0.0",
-            )
-        threshold = self.threshold
-        if isinstance(threshold, bool) or not isinstance(threshold, int | float):
-            raise EvalError(
-                f"judge '{self.name}' threshold must be a number, not {describe_value(threshold)}",
-                field="threshold",
-                hint="a score between 0 and 1.",
-            )
-        if not 0 <= threshold <= 1:
-            raise EvalError(
-                f"judge '{self.name}' threshold {threshold} is outside 0..1",
-                field="threshold",
-                hint="judges score turns between 0 and 1.",
-            )
+        where = f"judge '{self.name}'"
+        example = "def polite(turn): return 1.0 if 'please' in turn.response else 0.0"
+        with refused_as(EvalError):
+            checked_callable(self.fn, None, "fn", example, where=where)
+        _threshold(self.threshold, where, "judges score turns between 0 and 1, e.g. 0.8.")
 
     @property
     def function_path(self) -> str | None:
@@ -601,25 +586,20 @@ class UserSimulation:
     persona: str | None = None
 
     def __post_init__(self) -> None:
-        for name in ("starting_prompt", "plan", "model"):
-            value = getattr(self, name)
-            if not isinstance(value, str) or not value.strip():
-                raise EvalError(
-                    f"UserSimulation {name} must be non-empty text, not {describe_value(value)}",
-                    field=name,
-                    hint="e.g. UserSimulation('I want a refund', plan='Give the order id "
-                    "when asked; stop once refunded.').",
-                )
-        if (
-            isinstance(self.max_turns, bool)
-            or not isinstance(self.max_turns, int)
-            or (self.max_turns < 1)
-        ):
-            raise EvalError(
-                f"UserSimulation max_turns must be a whole number >= 1, not "
-                f"{describe_value(self.max_turns)}",
-                field="max_turns",
+        hint = (
+            "e.g. UserSimulation('I want a refund', plan='Give the order id when asked; "
+            "stop once refunded.')."
+        )
+        with refused_as(EvalError):
+            for name in ("starting_prompt", "plan", "model"):
+                checked_text(getattr(self, name), None, name, hint=hint, where="UserSimulation")
+            checked_count(
+                self.max_turns,
+                None,
+                "max_turns",
+                least=1,
                 hint="e.g. max_turns=8.",
+                where="UserSimulation",
             )
 
 

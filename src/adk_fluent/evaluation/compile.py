@@ -31,7 +31,7 @@ from adk_fluent.evaluation.cases import (
     adk_source,
     with_adk_source,
 )
-from adk_fluent.evaluation.matchers import decode, encode, serializable
+from adk_fluent.evaluation.matchers import decode, encode, encoded_for_file, serializable
 
 TRAJECTORY_METRIC = "adk_fluent_trajectory"
 RESPONSE_METRIC = "adk_fluent_response"
@@ -64,15 +64,6 @@ def _content(role: str, text: str, metadata: dict[str, Any] | None = None) -> An
     return types.Content(role=role, parts=[part])
 
 
-def _response_metadata(check: ResponseCheck) -> dict[str, Any]:
-    meta: dict[str, Any] = {"match": check.mode}
-    if check.threshold is not None:
-        meta["threshold"] = check.threshold
-    if check.ignore_case:
-        meta["ignore_case"] = True
-    return meta
-
-
 def _tool_uses(
     calls: Iterable[ToolCall], case: str, predicates: dict[str, Any] | None
 ) -> list[Any]:
@@ -83,15 +74,28 @@ def _tool_uses(
         if predicates is not None and call.args is not None:  # a run: predicates by reference
             out.append(types.FunctionCall(name=call.name, args=encode(dict(call.args), predicates)))
             continue
-        if call.args is not None and not serializable(dict(call.args)):
-            raise EvalError(
-                f"{call.describe()} checks an argument with a function, which a file cannot hold",
-                case=case,
-                field="tools",
-                hint="use ANY or Regex(...) for arguments of cases you export or save.",
-            )
-        args = None if call.args is None else encode(dict(call.args))
+        args = None
+        if call.args is not None:
+            what = f"an argument of {call.describe()}"
+            args = encoded_for_file(dict(call.args), what, case=case, field="tools")
         out.append(types.FunctionCall(name=call.name, args=args))
+    return out
+
+
+def encoded_state(
+    expected: Mapping[Any, Any], case: str, medium: str = "a file", *, strict: bool = True
+) -> dict[str, Any]:
+    """`expect_state` for a file (`medium`): keys by name, values encoded (encoded_for_file);
+    with `strict=False` a value a function checks is left out instead (a run checks the state
+    itself)."""
+    out = {}
+    for key, value in expected.items():
+        name = getattr(key, "key", key)
+        if strict or serializable(value):
+            where = f"expect_state[{name!r}]"
+            out[name] = encoded_for_file(
+                value, where, case=case, field="expect_state", medium=medium
+            )
     return out
 
 
@@ -102,7 +106,7 @@ def to_invocation(turn: Turn, case: str, predicates: dict[str, Any] | None = Non
     if isinstance(turn.response, ResponseCheck):
         # One text part: the reference answer when there is one (what ADK's own response
         # metrics compare with), the check's text in the metadata when it differs.
-        meta = _response_metadata(turn.response)
+        meta = {"match": turn.response.mode, **turn.response.options()}
         text = turn.reference if turn.reference is not None else turn.response.text
         if text != turn.response.text:
             meta["value"] = turn.response.text
@@ -117,20 +121,23 @@ def to_invocation(turn: Turn, case: str, predicates: dict[str, Any] | None = Non
     )
 
 
+def _session_input(case: FluentCase, app_name: str) -> Any:
+    """ADK's SessionInput for a case: the App's name, the case's user and starting state."""
+    from google.adk.evaluation.eval_case import SessionInput
+
+    return SessionInput(app_name=app_name, user_id=case.user_id, state=dict(case.state or {}))
+
+
 def _from_source(case: FluentCase, source: Any, app_name: str | None, run: bool) -> Any:
     """The EvalCase a case was read from, under the case's id. For a run its session input
     names the App that runs it (ADK opens the case's session under that name) and the case's
     user; for a file it is kept as read unless `app_name` renames the app."""
-    from google.adk.evaluation.eval_case import SessionInput
-
     update: dict[str, Any] = {"eval_id": case.case_id}
     session = source.session_input
     if run:
         assert app_name is not None
         if session is None:
-            update["session_input"] = SessionInput(
-                app_name=app_name, user_id=case.user_id, state=dict(case.state or {})
-            )
+            update["session_input"] = _session_input(case, app_name)
         else:
             update["session_input"] = session.model_copy(
                 update={"app_name": app_name, "user_id": case.user_id}
@@ -155,24 +162,17 @@ def to_eval_case(
     (written by reference, matchers.encode). `run`: the case is for a run of the App named
     `app_name`. `keep_app_name`: a case read from an eval set keeps the app name it was read
     with (an export that was not asked to rename it)."""
-    from google.adk.evaluation.eval_case import SessionInput
     from google.adk.evaluation.eval_set import EvalCase
 
     source = adk_source(case)
     if source is not None:
         return _from_source(case, source, None if keep_app_name and not run else app_name, run)
-    expected_state: dict[str, Any] = {}
-    for key, value in (case.expect_state or {}).items():
-        name = getattr(key, "key", key)
-        if serializable(value):
-            expected_state[name] = encode(value)
-        elif strict:
-            raise EvalError(
-                f"expect_state[{name!r}] is checked by a function, which a file cannot hold",
-                case=case.case_id,
-                field="expect_state",
-                hint="use a value, ANY or Regex(...) in cases you export or save.",
-            )
+    expected_state = encoded_state(case.expect_state or {}, case.case_id, strict=strict)
+    common = {
+        "eval_id": case.case_id,
+        "session_input": _session_input(case, app_name),
+        "final_session_state": expected_state,
+    }
     simulation = case.simulation
     if simulation is not None:
         from google.adk.evaluation.conversation_scenarios import ConversationScenario
@@ -180,24 +180,12 @@ def to_eval_case(
         plan = simulation.plan
         if simulation.persona:
             plan = f"You are {simulation.persona}.\n{plan}"
-        return EvalCase(
-            eval_id=case.case_id,
-            conversation_scenario=ConversationScenario(
-                starting_prompt=simulation.starting_prompt, conversation_plan=plan
-            ),
-            session_input=SessionInput(
-                app_name=app_name, user_id=case.user_id, state=dict(case.state or {})
-            ),
-            final_session_state=expected_state,
+        scenario = ConversationScenario(
+            starting_prompt=simulation.starting_prompt, conversation_plan=plan
         )
-    return EvalCase(
-        eval_id=case.case_id,
-        conversation=[to_invocation(turn, case.case_id, predicates) for turn in case.turns],
-        session_input=SessionInput(
-            app_name=app_name, user_id=case.user_id, state=dict(case.state or {})
-        ),
-        final_session_state=expected_state,
-    )
+        return EvalCase(conversation_scenario=scenario, **common)
+    conversation = [to_invocation(turn, case.case_id, predicates) for turn in case.turns]
+    return EvalCase(conversation=conversation, **common)
 
 
 def to_eval_set(

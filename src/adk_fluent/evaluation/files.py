@@ -38,10 +38,11 @@ from adk_fluent.evaluation.cases import (
 from adk_fluent.evaluation.compile import (
     RESPONSE_METRIC,
     TRAJECTORY_METRIC,
+    encoded_state,
     from_eval_case,
     metrics_from_config,
 )
-from adk_fluent.evaluation.matchers import decode, encode, serializable
+from adk_fluent.evaluation.matchers import decode, encoded_for_file
 
 
 class Suite(Protocol):
@@ -141,6 +142,23 @@ def _tools_from(value: Any, where: str) -> list[ToolCall | str] | None:
     return out
 
 
+def _check_keys(
+    data: Mapping[str, Any], known: set[str], where: str, what: str, **place: Any
+) -> None:
+    """Refuses the first key of `data` that is not one of `known` (a typo, usually)."""
+    unknown = sorted(set(data) - known)
+    if unknown:
+        from adk_fluent.errors import did_you_mean
+
+        key = unknown[0]
+        raise EvalError(
+            f"{where} has an unknown key '{key}'",
+            field=key,
+            hint=did_you_mean(key, known) or f"{what}: {', '.join(sorted(known))}.",
+            **place,
+        )
+
+
 def _case_from(data: Any, index: int) -> FluentCase:
     where = f"cases[{index}]"
     if not isinstance(data, Mapping):
@@ -149,17 +167,7 @@ def _case_from(data: Any, index: int) -> FluentCase:
             field="cases",
             hint="each case is a mapping with at least input: or turns:.",
         )
-    unknown = set(data) - _CASE_KEYS
-    if unknown:
-        from adk_fluent.errors import did_you_mean
-
-        key = sorted(unknown)[0]
-        raise EvalError(
-            f"{where} has an unknown key '{key}'",
-            case=data.get("id"),
-            field=key,
-            hint=did_you_mean(key, _CASE_KEYS) or f"keys: {', '.join(sorted(_CASE_KEYS))}.",
-        )
+    _check_keys(data, _CASE_KEYS, where, "keys", case=data.get("id"))
     if sum(key in data for key in ("input", "turns", "simulate")) != 1:
         raise EvalError(
             f"{where} needs exactly one of input:, turns: and simulate:",
@@ -246,20 +254,10 @@ def load_yaml(
             field="cases",
             hint="see docs/evaluation.md, 'The YAML format'.",
         )
-    unknown = set(data) - _SUITE_KEYS
-    if unknown:
-        raise EvalError(
-            f"{source} has an unknown key '{sorted(unknown)[0]}'",
-            field=sorted(unknown)[0],
-            hint=f"suite keys: {', '.join(sorted(_SUITE_KEYS))}.",
-        )
-    settings: dict[str, Any] = {}
-    if "trajectory_match" in data:
-        settings["trajectory_match"] = data["trajectory_match"]
-    if "metrics" in data:
-        settings["metrics"] = data["metrics"]
-    if "num_runs" in data:
-        settings["num_runs"] = data["num_runs"]
+    _check_keys(data, _SUITE_KEYS, str(source), "suite keys")
+    settings = {
+        key: data[key] for key in ("trajectory_match", "metrics", "num_runs") if key in data
+    }
     settings.update(options)
     cases = [_case_from(item, index) for index, item in enumerate(data["cases"])]
     return cls(data.get("name") or source.stem.split(".")[0], pipeline, cases, **settings)
@@ -271,12 +269,7 @@ def load_yaml(
 def _response_to(check: ResponseCheck | str | None) -> Any:
     if check is None or isinstance(check, str):
         return check
-    out: dict[str, Any] = {check.mode: check.text}
-    if check.threshold is not None:
-        out["threshold"] = check.threshold
-    if check.ignore_case:
-        out["ignore_case"] = True
-    return out
+    return {check.mode: check.text, **check.options()}
 
 
 def _tools_to(calls: Any, case: str) -> Any:
@@ -287,15 +280,23 @@ def _tools_to(calls: Any, case: str) -> Any:
         if call.args is None:
             out.append(call.name)
             continue
-        if not serializable(dict(call.args)):
-            raise EvalError(
-                f"{call.describe()} checks an argument with a function, which YAML cannot hold",
-                case=case,
-                field="tools",
-                hint="use ANY or Regex(...) in cases you save.",
-            )
-        out.append({"name": call.name, "args": encode(dict(call.args))})
+        what = f"an argument of {call.describe()}"
+        args = encoded_for_file(dict(call.args), what, case=case, field="tools", medium="YAML")
+        out.append({"name": call.name, "args": args})
     return out
+
+
+def _turn_to(turn: Turn, case: str, text_key: str) -> dict[str, Any]:
+    """A turn's message under `text_key` and what it expects (only what it gives)."""
+    data: dict[str, Any] = {text_key: turn.text}
+    for key, value in (
+        ("response", _response_to(turn.response)),
+        ("tools", _tools_to(turn.tools, case)),
+        ("reference", turn.reference),
+    ):
+        if value is not None:
+            data[key] = value
+    return data
 
 
 def case_to_data(case: FluentCase) -> dict[str, Any]:
@@ -312,41 +313,13 @@ def case_to_data(case: FluentCase) -> dict[str, Any]:
             spec["persona"] = simulation.persona
         data["simulate"] = spec
     elif len(turns) == 1:
-        data["input"] = turns[0].text
-        for key, value in (
-            ("response", _response_to(turns[0].response)),
-            ("tools", _tools_to(turns[0].tools, case.case_id)),
-            ("reference", turns[0].reference),
-        ):
-            if value is not None:
-                data[key] = value
+        data.update(_turn_to(turns[0], case.case_id, "input"))
     else:
-        data["turns"] = []
-        for turn in turns:
-            item: dict[str, Any] = {"text": turn.text}
-            for key, value in (
-                ("response", _response_to(turn.response)),
-                ("tools", _tools_to(turn.tools, case.case_id)),
-                ("reference", turn.reference),
-            ):
-                if value is not None:
-                    item[key] = value
-            data["turns"].append(item)
+        data["turns"] = [_turn_to(turn, case.case_id, "text") for turn in turns]
     if case.state:
         data["state"] = dict(case.state)
     if case.expect_state:
-        expected = {}
-        for key, value in case.expect_state.items():
-            name = getattr(key, "key", key)
-            if not serializable(value):
-                raise EvalError(
-                    f"expect_state[{name!r}] is checked by a function, which YAML cannot hold",
-                    case=case.case_id,
-                    field="expect_state",
-                    hint="use a value, ANY or Regex(...) in cases you save.",
-                )
-            expected[name] = encode(value)
-        data["expect_state"] = expected
+        data["expect_state"] = encoded_state(case.expect_state, case.case_id, "YAML")
     if case.target:
         data["target"] = case.target
     if case.tags:
@@ -356,17 +329,22 @@ def case_to_data(case: FluentCase) -> dict[str, Any]:
     return data
 
 
+def _metrics_setting(specs: Sequence[Any]) -> dict[str, Any]:
+    """A suite's `metrics=` for the MetricSpecs: a threshold, or a criterion mapping."""
+    return {
+        spec.name: spec.threshold
+        if not spec.criterion
+        else {"threshold": spec.threshold, **spec.criterion}
+        for spec in specs
+    }
+
+
 def dump_yaml(suite: Suite) -> str:
     data: dict[str, Any] = {"name": suite.name}
     if suite.trajectory_match != "exact":
         data["trajectory_match"] = suite.trajectory_match
     if suite.metrics:
-        data["metrics"] = {
-            spec.name: spec.threshold
-            if not spec.criterion
-            else {"threshold": spec.threshold, **spec.criterion}
-            for spec in suite.metrics
-        }
+        data["metrics"] = _metrics_setting(suite.metrics)
     if suite.num_runs != 1:
         data["num_runs"] = suite.num_runs
     data["cases"] = [case_to_data(case) for case in suite.cases]
@@ -512,15 +490,8 @@ def load_eval_set(
     scenarios = any(case.conversation_scenario for case in eval_set.eval_cases)
     simulator = simulator_defaults(eval_config) if scenarios else None
     cases = [from_eval_case(eval_case, simulator) for eval_case in eval_set.eval_cases]
-    settings: dict[str, Any] = {
-        "metrics": {
-            spec.name: spec.threshold
-            if not spec.criterion
-            else {"threshold": spec.threshold, **spec.criterion}
-            for spec in specs
-            if spec.name not in _OWN_METRICS and spec.function_path is None
-        }
-    }
+    adk_specs = [s for s in specs if s.name not in _OWN_METRICS and s.function_path is None]
+    settings: dict[str, Any] = {"metrics": _metrics_setting(adk_specs)}
     trajectory = own.get(TRAJECTORY_METRIC)
     if trajectory is not None and "match" in trajectory.criterion:
         settings["trajectory_match"] = trajectory.criterion["match"]

@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from adk_fluent.errors import EvalError, describe_value
+from adk_fluent.arguments import checked_instance, refused_as
+from adk_fluent.errors import EvalError
 
 MATCH_KEY = "$match"
 
@@ -46,11 +47,10 @@ class Regex:
     pattern: str
 
     def __post_init__(self) -> None:
-        if not isinstance(self.pattern, str):
-            raise EvalError(
-                f"Regex takes a pattern string, not {describe_value(self.pattern)}",
-                field="pattern",
-                hint=r"e.g. Regex(r'^BK-\d+$').",
+        with refused_as(EvalError):
+            hint = r"e.g. Regex(r'^BK-\d+$')."
+            checked_instance(
+                self.pattern, None, "pattern", str, what="a str", hint=hint, where="Regex"
             )
         try:
             re.compile(self.pattern)
@@ -172,6 +172,21 @@ def serializable(value: Any) -> bool:
     if isinstance(value, list | tuple):
         return all(serializable(item) for item in value)
     return not callable(value)
+
+
+def encoded_for_file(
+    value: Any, what: str, *, case: str, field: str, medium: str = "a file"
+) -> Any:
+    """`encode(value)` for a file (`medium`: "a file", "YAML"), or an EvalError naming `what`
+    when a function checks something in it: a file holds no code."""
+    if not serializable(value):
+        raise EvalError(
+            f"{what} is checked by a function, which {medium} cannot hold",
+            case=case,
+            field=field,
+            hint="use a value, ANY or Regex(...) in cases you export or save.",
+        )
+    return encode(value)
 
 
 def show(value: Any) -> str:

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from adk_fluent.arguments import checked_number, refused_as
 from adk_fluent.errors import EvalError, describe_value
 
 Status = Literal["passed", "failed", "error", "not_evaluated"]
@@ -229,12 +230,9 @@ class FluentEvalReport:
         """What changed since `baseline` (a report, or the path of a saved one): cases that
         passed there and not here (regressed), the reverse (improved), metric scores down by
         more than `tolerance` on a case whose verdict held, and cases only in one of them."""
-        if isinstance(tolerance, bool) or not isinstance(tolerance, int | float) or tolerance < 0:
-            raise EvalError(
-                f"tolerance must be a number >= 0, not {tolerance!r}",
-                field="tolerance",
-                hint="the score drop to ignore, e.g. tolerance=0.05.",
-            )
+        with refused_as(EvalError):
+            hint = "the score drop to ignore, e.g. tolerance=0.05."
+            checked_number(tolerance, None, "tolerance", positive=False, hint=hint)
         if isinstance(baseline, str | Path):
             baseline = FluentEvalReport.load(baseline)
         if not isinstance(baseline, FluentEvalReport):

@@ -20,6 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from adk_fluent.adk.native import is_native_agent
+from adk_fluent.arguments import (
+    checked_choice,
+    checked_count,
+    checked_instance,
+    checked_some,
+    checked_text,
+    refused_as,
+)
 from adk_fluent.errors import (
     AdkFluentWarning,
     EvalError,
@@ -119,38 +127,39 @@ class FluentEvalSuite:
         self.pipeline = pipeline
         self.metrics = _adk_metrics(metrics)
         self.judges = tuple(_listed(judges, "judges", "FluentJudge('polite', fn)"))
-        for judge in self.judges:
-            if not isinstance(judge, FluentJudge):
-                raise EvalError(
-                    f"judges takes FluentJudge objects, not {describe_value(judge)}",
-                    field="judges",
+        with refused_as(EvalError):
+            for judge in self.judges:
+                checked_instance(
+                    judge,
+                    None,
+                    "judges",
+                    FluentJudge,
+                    what="a FluentJudge",
                     hint="FluentJudge('polite', fn, threshold=0.8).",
                 )
-        if judge_model is not None and not (isinstance(judge_model, str) and judge_model):
-            raise EvalError(
-                f"judge_model must be a model name, not {describe_value(judge_model)}",
-                field="judge_model",
-                hint="e.g. judge_model='gemini-2.5-flash'.",
-            )
-        self.judge_model = judge_model
-        if trajectory_match not in TRAJECTORY_MATCHES:
-            raise EvalError(
-                f"trajectory_match {trajectory_match!r} is not one of {', '.join(TRAJECTORY_MATCHES)}",
-                field="trajectory_match",
-                hint=did_you_mean(str(trajectory_match), TRAJECTORY_MATCHES)
-                or "exact: the same calls in order; in_order: others may come between; "
+            if judge_model is not None:
+                checked_text(
+                    judge_model,
+                    None,
+                    "judge_model",
+                    what="a model name",
+                    hint="e.g. judge_model='gemini-2.5-flash'.",
+                )
+            self.judge_model = judge_model
+            self.trajectory_match = checked_choice(
+                trajectory_match,
+                None,
+                "trajectory_match",
+                TRAJECTORY_MATCHES,
+                hint="exact: the same calls in order; in_order: others may come between; "
                 "any_order: each expected call, in any order.",
             )
-        self.trajectory_match = trajectory_match
-        for label, value, low in (("num_runs", num_runs, 1), ("parallelism", parallelism, 1)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise EvalError(
-                    f"{label} must be a whole number >= {low}, not {describe_value(value)}",
-                    field=label,
-                    hint=f"e.g. {label}=2.",
-                )
-        self.num_runs = num_runs
-        self.parallelism = parallelism
+            self.num_runs = checked_count(
+                num_runs, None, "num_runs", least=1, hint="e.g. num_runs=2."
+            )
+            self.parallelism = checked_count(
+                parallelism, None, "parallelism", least=1, hint="e.g. parallelism=2."
+            )
         if state_schema is not None and not (
             isinstance(state_schema, type)
             and callable(getattr(state_schema, "field_for_key", None))
@@ -169,19 +178,18 @@ class FluentEvalSuite:
             if own_metrics is None
             else tuple(_listed(own_metrics, "own_metrics", "['adk_fluent_trajectory']"))
         )
-        for metric in self.own_metrics or ():
-            if metric not in (TRAJECTORY_METRIC, RESPONSE_METRIC):
-                raise EvalError(
-                    f"own_metrics names '{metric}', which is not one of adk-fluent's metrics",
-                    field="own_metrics",
-                    hint=f"{TRAJECTORY_METRIC} or {RESPONSE_METRIC}; ADK's go in metrics=.",
+        with refused_as(EvalError):
+            for metric in self.own_metrics or ():
+                checked_choice(
+                    metric,
+                    None,
+                    "own_metrics",
+                    (TRAJECTORY_METRIC, RESPONSE_METRIC),
+                    hint="those are adk-fluent's metrics; ADK's go in metrics=.",
                 )
-        self.cases = _unique(_listed(cases, "cases", "FluentCase('Book Paris', ...)"))
-        if not self.cases:
-            raise EvalError(
-                "the suite has no cases",
-                field="cases",
-                hint="give at least one FluentCase.",
+            self.cases = _unique(_listed(cases, "cases", "FluentCase('Book Paris', ...)"))
+            checked_some(
+                self.cases, None, "cases", shown="the suite", items="case", hint="a FluentCase."
             )
         names = self._agent_names()
         judged = bool(self.metrics or self.judges or self.judge_model)
@@ -379,91 +387,71 @@ class FluentEvalSuite:
         the report names it (`report.config`). Each run uses its own sessions (in memory unless
         `session_service` is given)."""
         with warnings.catch_warnings():
-            # ADK marks its eval classes experimental on every construction; the user asked
-            # for an evaluation, not for that banner once per case.
+            # ADK marks its eval classes experimental on every construction (importing its
+            # metric registry makes one); the user asked for an evaluation, not for that banner
+            # once per case.
             warnings.filterwarnings("ignore", message=r"\[EXPERIMENTAL\]", category=UserWarning)
-            return await self._run(
-                backend=backend,
-                config=config,
-                session_service=session_service,
-                artifact_service=artifact_service,
-                memory_service=memory_service,
-                cases=cases,
-                tags=tags,
+            from google.adk.artifacts.in_memory_artifact_service import InMemoryArtifactService
+            from google.adk.sessions.in_memory_session_service import InMemorySessionService
+
+            from adk_fluent.adk.compat import adk_version
+            from adk_fluent.evaluation.execute import Services, evaluate_group
+
+            chosen = self._select(cases, tags)
+            specs = self.metric_specs()
+            self._check_metric_names(specs)
+            # One LocalEvalService per sub-graph and user simulator (ADK configures the
+            # simulator per service): static cases share one.
+            groups: dict[tuple[str | None, Any], list[FluentCase]] = {}
+            for case in chosen:
+                simulation = case.simulation
+                settings = None if simulation is None else (simulation.model, simulation.max_turns)
+                groups.setdefault((case.target, settings), []).append(case)
+
+            def build_apps() -> dict[str | None, Any]:
+                return {
+                    target: self.to_app(target=target, backend=backend, config=config)
+                    for target, _ in groups
+                }
+
+            # Each sub-graph's App, built with `config` before anything runs (a config that
+            # cannot apply is refused here, not after half the cases ran); each run builds its
+            # own, so middleware state (a cache, a breaker) starts afresh as in a new process.
+            apps = build_apps()
+            services = Services(
+                session_service or InMemorySessionService(),
+                artifact_service or InMemoryArtifactService(),
+                memory_service,
             )
-
-    async def _run(
-        self,
-        *,
-        backend: Any,
-        config: Any,
-        session_service: Any,
-        artifact_service: Any,
-        memory_service: Any,
-        cases: Iterable[str] | None,
-        tags: Iterable[str] | None,
-    ) -> FluentEvalReport:
-        from google.adk.artifacts.in_memory_artifact_service import InMemoryArtifactService
-        from google.adk.sessions.in_memory_session_service import InMemorySessionService
-
-        from adk_fluent.adk.compat import adk_version
-        from adk_fluent.evaluation.execute import Services, evaluate_group
-
-        chosen = self._select(cases, tags)
-        specs = self.metric_specs()
-        self._check_metric_names(specs)
-        # One LocalEvalService per sub-graph and user simulator (ADK configures the simulator
-        # per service): static cases share one.
-        groups: dict[tuple[str | None, Any], list[FluentCase]] = {}
-        for case in chosen:
-            simulation = case.simulation
-            settings = None if simulation is None else (simulation.model, simulation.max_turns)
-            groups.setdefault((case.target, settings), []).append(case)
-
-        def build_apps() -> dict[str | None, Any]:
-            return {
-                target: self.to_app(target=target, backend=backend, config=config)
-                for target, _ in groups
-            }
-
-        # Each sub-graph's App, built with `config` before anything runs (a config that cannot
-        # apply is refused here, not after half the cases ran); each run builds its own, so
-        # middleware state (a cache, a breaker) starts afresh as it would in a new process.
-        apps = build_apps()
-        services = Services(
-            session_service or InMemorySessionService(),
-            artifact_service or InMemoryArtifactService(),
-            memory_service,
-        )
-        started = time.perf_counter()
-        runs: dict[str, list[Any]] = {case.case_id: [] for case in chosen}
-        adk_results: list[Any] = []
-        for run in range(self.num_runs):
-            apps = apps if run == 0 else build_apps()
-            for (target, _), members in groups.items():
-                results, scored = await evaluate_group(
-                    app=apps[target],
-                    suite_name=self.name,
-                    cases=members,
-                    metrics=specs,
-                    judges=self.judges,
-                    services=services,
-                    parallelism=self.parallelism,
-                    trajectory_match=self.trajectory_match,
-                    simulation=members[0].simulation,
-                )
-                for result in results:
-                    runs[result.id].append(result)
-                adk_results.extend(scored)
-        return FluentEvalReport(
-            suite=self.name,
-            cases=[merge_runs(runs[case.case_id]) for case in chosen],
-            adk_version=adk_version(),
-            metrics=[spec.name for spec in specs],
-            seconds=time.perf_counter() - started,
-            case_results=adk_results,
-            config=describe_config(config),
-        )
+            started = time.perf_counter()
+            runs: dict[str, list[Any]] = {case.case_id: [] for case in chosen}
+            adk_results: list[Any] = []
+            for run in range(self.num_runs):
+                apps = apps if run == 0 else build_apps()
+                for (target, _), members in groups.items():
+                    results, scored = await evaluate_group(
+                        app=apps[target],
+                        suite_name=self.name,
+                        cases=members,
+                        metrics=specs,
+                        judges=self.judges,
+                        services=services,
+                        parallelism=self.parallelism,
+                        trajectory_match=self.trajectory_match,
+                        simulation=members[0].simulation,
+                    )
+                    for result in results:
+                        runs[result.id].append(result)
+                    adk_results.extend(scored)
+            return FluentEvalReport(
+                suite=self.name,
+                cases=[merge_runs(runs[case.case_id]) for case in chosen],
+                adk_version=adk_version(),
+                metrics=[spec.name for spec in specs],
+                seconds=time.perf_counter() - started,
+                case_results=adk_results,
+                config=describe_config(config),
+            )
 
     def run_sync(self, **options: Any) -> FluentEvalReport:
         """`run()` for code without an event loop (a script, a notebook cell without await)."""
@@ -475,12 +463,9 @@ class FluentEvalSuite:
             wanted = [ids] if isinstance(ids, str) else _listed(ids, "cases", "'paris'")
             known = {case.case_id for case in self.cases}
             for case_id in wanted:
-                if not isinstance(case_id, str):
-                    raise EvalError(
-                        f"case ids are text, not {describe_value(case_id)}",
-                        field="cases",
-                        hint=f"cases: {', '.join(sorted(known))}.",
-                    )
+                with refused_as(EvalError):
+                    hint = f"cases: {', '.join(sorted(known))}."
+                    checked_instance(case_id, None, "cases", str, what="a case id", hint=hint)
                 if case_id not in known:
                     raise EvalError(
                         f"the suite has no case {case_id!r}",
@@ -492,13 +477,10 @@ class FluentEvalSuite:
             wanted_tags = (
                 {tags} if isinstance(tags, str) else set(_listed(tags, "tags", "'billing'"))
             )
-            for tag in wanted_tags:
-                if not isinstance(tag, str):
-                    raise EvalError(
-                        f"tags are text, not {describe_value(tag)}",
-                        field="tags",
-                        hint="e.g. tags=['billing'] or tags='billing'.",
-                    )
+            with refused_as(EvalError):
+                for tag in wanted_tags:
+                    hint = "e.g. tags=['billing'] or tags='billing'."
+                    checked_instance(tag, None, "tags", str, what="a tag (text)", hint=hint)
             chosen = [case for case in chosen if wanted_tags & set(case.tags)]
         if not chosen:
             raise EvalError(
@@ -722,12 +704,9 @@ def _unique(cases: list[FluentCase]) -> list[FluentCase]:
     seen: dict[str, int] = {}
     out = []
     for case in cases:
-        if not isinstance(case, FluentCase):
-            raise EvalError(
-                f"cases takes FluentCase objects, not {describe_value(case)}",
-                field="cases",
-                hint="FluentCase('Book Paris', response=contains('booked')).",
-            )
+        with refused_as(EvalError):
+            hint = "FluentCase('Book Paris', response=contains('booked'))."
+            checked_instance(case, None, "cases", FluentCase, what="a FluentCase", hint=hint)
         case_id = case.case_id
         if case_id in seen:
             if case.id is not None:

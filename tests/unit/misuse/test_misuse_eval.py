@@ -267,7 +267,7 @@ CASES = [
         "eval-suite-no-cases",
         lambda: FluentEvalSuite("booking", booking_pipeline(), []),
         "cases",
-        "no case",
+        "at least one case",
     ),
     case(
         "eval-suite-case-checks-nothing",
