@@ -26,10 +26,8 @@ import difflib
 import functools
 import importlib.metadata
 import importlib.util
-import inspect
 import os
 import sys
-import textwrap
 import traceback
 import warnings
 from collections.abc import Callable
@@ -82,7 +80,6 @@ def _exit_without_the_extra() -> None:
 _exit_without_the_extra()  # before the first import the extra provides
 
 import typer  # noqa: E402
-from typer.core import TyperCommand, TyperGroup  # noqa: E402
 
 from .errors import (  # noqa: E402
     DEBUG_ENV,
@@ -94,144 +91,11 @@ from .errors import (  # noqa: E402
     CodegenError,
     CodegenWarning,
 )
+from .help import EXIT_CODES, Command, Group, command_codes  # noqa: E402
 from .layout import GENERATED_PACKAGE, Layout  # noqa: E402
 
-EXIT_CODES = f"""\
-exit codes:
-  {EXIT_OK}    ok
-  {EXIT_FINDINGS}    findings: `check` found drift, `diff` found unacknowledged breaking changes
-  {EXIT_USAGE}    usage error: bad arguments or option values, not an adk-fluent checkout, a
-       manifest, template or acknowledgement file that cannot be read, no google-adk,
-       a release that could not be scanned (`error:` and `hint:` on stderr)
-  {EXIT_INTERNAL}    internal error, a bug in the generator: please report it (--debug, or
-       {DEBUG_ENV}=1, prints the traceback)
-  {EXIT_INTERRUPTED}  interrupted (Ctrl-C)
-"""
-
-
-def _command_codes(findings: str | None) -> str:
-    """The exit codes one command uses; `findings` says what 1 means there (None: never 1)."""
-    lines = ["exit codes:", f"  {EXIT_OK}  ok"]
-    if findings:
-        lines.append(f"  {EXIT_FINDINGS}  {findings}")
-    lines += [
-        f"  {EXIT_USAGE}  usage error (`error:` and `hint:` on stderr)",
-        f"  {EXIT_INTERNAL}  internal error, a bug in the generator: please report it",
-    ]
-    return "\n".join(lines) + "\n"
-
-
-# --- help: argparse-like text with the metavars we chose -----------------------------------
-# Typer's own help (rich panels, or its plain form) shows each parameter's Python type as a
-# placeholder (`--help <bool>`, `OLD <path>`, `{old}` in the usage line), which changes from one
-# Typer release to the next. These two classes write the help from click's parameters instead.
-
-
-def _metavar(param: Any) -> str:
-    return param.metavar or (param.name or "value").upper()
-
-
-def _default_text(param: Any) -> str | None:
-    if getattr(param, "is_flag", False):
-        secondary = getattr(param, "secondary_opts", None)
-        if secondary and isinstance(param.default, bool):
-            return (param.opts if param.default else secondary)[0]
-        return None
-    if not getattr(param, "show_default", True) or param.default in (None, (), []):
-        return None
-    return str(param.default)
-
-
-def _usage_pieces(command: Any, ctx: Any) -> list[str]:
-    pieces = ["[OPTIONS]"]
-    for param in command.get_params(ctx):
-        if param.param_type_name != "argument" or getattr(param, "hidden", False):
-            continue
-        name = _metavar(param) + ("..." if param.nargs != 1 else "")
-        pieces.append(name if param.required else f"[{name}]")
-    return pieces
-
-
-def _param_rows(command: Any, ctx: Any, kind: str) -> list[tuple[str, str]]:
-    rows = []
-    for param in command.get_params(ctx):
-        if param.param_type_name != kind or getattr(param, "hidden", False):
-            continue
-        if kind == "argument":
-            name = _metavar(param) + ("..." if param.nargs != 1 else "")
-        else:
-            name = ", ".join(sorted(param.opts, key=lambda opt: opt.startswith("--")))
-            if param.secondary_opts:
-                name += " / " + ", ".join(param.secondary_opts)
-            if not param.is_flag:
-                name += f" {_metavar(param)}"
-        extra = []
-        default = _default_text(param)
-        if default is not None:
-            extra.append(f"default: {default}")
-        if param.required and kind == "option":
-            extra.append("required")
-        text = param.help or ""
-        if extra:
-            text = f"{text}  [{'; '.join(extra)}]".strip()
-        rows.append((name, text))
-    return rows
-
-
-def _write_help(command: Any, ctx: Any, formatter: Any, commands: Any = None) -> None:
-    command.format_usage(ctx, formatter)
-    if command.help:
-        for paragraph in inspect.cleandoc(command.help).split("\n\n"):
-            formatter.write_paragraph()
-            with formatter.indentation():
-                formatter.write_text(paragraph)
-    for title, kind in (("Arguments", "argument"), ("Options", "option")):
-        rows = _param_rows(command, ctx, kind)
-        if rows:
-            with formatter.section(title):
-                formatter.write_dl(rows)
-    if commands:
-        with formatter.section("Commands"):
-            formatter.write_dl(commands)
-    if command.epilog:
-        formatter.write_paragraph()
-        for line in textwrap.dedent(command.epilog).strip("\n").splitlines():
-            formatter.write(f"{line}\n" if line else "\n")
-
-
-class _Command(TyperCommand):
-    """A command whose help and usage line name each value by its metavar."""
-
-    def collect_usage_pieces(self, ctx: Any) -> list[str]:
-        """[OPTIONS] and the arguments by metavar."""
-        return _usage_pieces(self, ctx)
-
-    def format_help(self, ctx: Any, formatter: Any) -> None:
-        """Usage, description, arguments, options, exit codes."""
-        _write_help(self, ctx, formatter)
-
-
-class _Group(TyperGroup):
-    """The top-level command: the same help layout, with the commands listed."""
-
-    def collect_usage_pieces(self, ctx: Any) -> list[str]:
-        """[OPTIONS] COMMAND [ARGS]..."""
-        return [*_usage_pieces(self, ctx), "COMMAND [ARGS]..."]
-
-    def format_help(self, ctx: Any, formatter: Any) -> None:
-        """Usage, description, options, commands, exit codes."""
-        rows = []
-        for name in self.list_commands(ctx):
-            command = self.get_command(ctx, name)
-            if command is not None and not command.hidden:
-                # the whole first paragraph: write_dl wraps it, where click would cut it off
-                summary = inspect.cleandoc(command.help or "").split("\n\n")[0]
-                rows.append((name, " ".join(summary.split())))
-        _write_help(self, ctx, formatter, rows)
-
-
 app = typer.Typer(
-    cls=_Group,
+    cls=Group,
     add_completion=False,
     context_settings={"help_option_names": ["-h", "--help"]},
     rich_markup_mode=None,  # plain usage errors: no boxes, no colour codes in CI logs
@@ -409,7 +273,7 @@ def _scan_installed(behaviours: bool) -> dict[str, Any]:
     return manifest
 
 
-@app.command(cls=_Command, epilog=_command_codes(None))
+@app.command(cls=Command, epilog=command_codes(None))
 @_friendly
 def scan(
     root: RootOption = Path("."),
@@ -440,7 +304,7 @@ def scan(
     )
 
 
-@app.command(cls=_Command, epilog=_command_codes("unacknowledged breaking changes"))
+@app.command(cls=Command, epilog=command_codes("unacknowledged breaking changes"))
 @_friendly
 def diff(
     old: Annotated[
@@ -525,7 +389,7 @@ def _print_summary(report: Any) -> None:
     )
 
 
-@app.command(cls=_Command, epilog=_command_codes(None))
+@app.command(cls=Command, epilog=command_codes(None))
 @_friendly
 def generate(root: RootOption = Path(".")) -> None:
     """Render the committed manifests into generated/ and diffs/ (atomic, byte-identical on re-run)."""
@@ -538,7 +402,7 @@ def generate(root: RootOption = Path(".")) -> None:
     typer.echo(f"generated {len(outputs)} files ({len(changed)} changed, {len(removed)} removed)")
 
 
-@app.command(cls=_Command, epilog=_command_codes("generated files drifted (the diff is printed)"))
+@app.command(cls=Command, epilog=command_codes("generated files drifted (the diff is printed)"))
 @_friendly
 def check(root: RootOption = Path(".")) -> None:
     """Regenerate in memory and fail with a diff if generated/, diffs/ or docs/compatibility.md
@@ -578,7 +442,7 @@ def check(root: RootOption = Path(".")) -> None:
     typer.echo(f"generated code is up to date ({len(outputs)} files)")
 
 
-@app.command(cls=_Command, epilog=_command_codes(None))
+@app.command(cls=Command, epilog=command_codes(None))
 @_friendly
 def regen(root: RootOption = Path("."), behaviours: BehavioursOption = True) -> None:
     """Scan the installed ADK, regenerate, write diff reports, print a summary."""
@@ -603,7 +467,7 @@ def regen(root: RootOption = Path("."), behaviours: BehavioursOption = True) -> 
     typer.echo(f"regenerated {len(outputs)} files ({len(changed)} changed, {len(removed)} removed)")
 
 
-@app.command("scan-releases", cls=_Command, epilog=_command_codes(None))
+@app.command("scan-releases", cls=Command, epilog=command_codes(None))
 @_friendly
 def scan_releases(
     versions: Annotated[
