@@ -139,7 +139,7 @@ CASES = [
     ),
     # the testing kit a run is given (backend=): a script is checked when it is made
     case("kit-delay-seconds-text", lambda: delay("soon", "Late."), "seconds", "'soon'"),
-    case("kit-delay-seconds-negative", lambda: delay(-1, "Late."), "seconds", "0 or more"),
+    case("kit-delay-seconds-negative", lambda: delay(-1, "Late."), "seconds", "at least 0"),
     case(
         "kit-script-step-not-a-step",
         lambda: mock_backend({"greeter": ["Hi.", object()]}),
