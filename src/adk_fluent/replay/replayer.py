@@ -39,6 +39,7 @@ from pydantic import PrivateAttr
 
 from adk_fluent.adk.bounded import remember
 from adk_fluent.adk.compat import invocation_branch
+from adk_fluent.arguments import checked_choice
 from adk_fluent.errors import (
     BuildError,
     RecordingError,
@@ -239,16 +240,14 @@ class ReplayerBackend:
         live_model: Any = None,
         replay_tools: bool = True,
     ) -> None:
-        if on_mismatch not in MODES:
-            raise BuildError(
-                f"on_mismatch must be one of {', '.join(repr(m) for m in MODES)}, not "
-                f"{describe_value(on_mismatch)}",
-                agent="ReplayerBackend",
-                field="on_mismatch",
-                hint=(did_you_mean(on_mismatch, MODES) if isinstance(on_mismatch, str) else None)
-                or "'error' raises at the first difference, 'skip' answers from the recording "
-                "anyway and notes it, 'live' asks live_model instead.",
-            )
+        checked_choice(
+            on_mismatch,
+            "ReplayerBackend",
+            "on_mismatch",
+            MODES,
+            hint="'error' raises at the first difference, 'skip' answers from the recording "
+            "anyway and notes it, 'live' asks live_model instead.",
+        )
         if on_mismatch == "live" and live_model is None:
             raise BuildError(
                 "on_mismatch='live' needs a live_model to ask when a call does not match",
