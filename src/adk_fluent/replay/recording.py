@@ -291,9 +291,7 @@ class Recording:
     @property
     def sessions(self) -> tuple[str | None, ...]:
         """The sessions recorded, in the order they first appear."""
-        records: list[Record] = [*self.model_calls, *self.tool_calls, *self.events]
-        ordered = sorted(records, key=lambda record: record.seq)
-        return tuple(dict.fromkeys(record.session_id for record in ordered))
+        return tuple(dict.fromkeys(record.session_id for record in self.records()))
 
     def calls_of(self, agent: str) -> tuple[ModelCall, ...]:
         """An agent's model calls in order; refuses an agent that made none (a typo)."""
