@@ -85,18 +85,7 @@ class Header:
 
     def to_dict(self) -> dict[str, Any]:
         """The header as the file holds it."""
-        return _compact(
-            {
-                "format": self.format,
-                "version": self.version,
-                "adk_version": self.adk_version,
-                "adk_fluent_version": self.adk_fluent_version,
-                "created": self.created,
-                "tree": self.tree,
-                "partials": self.partials,
-                "state": self.state,
-            }
-        )
+        return _compact({f.name: getattr(self, f.name) for f in fields(self)})
 
     @classmethod
     def new(
