@@ -83,13 +83,12 @@ def repeat(step: Any, *more: Any, times: int | None = None) -> RepeatStep:
             "call; leave out a step that should never answer.",
         )
     steps = (step, *more)
-    for inner in steps:
-        if isinstance(inner, RepeatStep):
-            raise BuildError(
-                "a repeat cannot hold another repeat",
-                field="repeat",
-                hint="put the steps of one round side by side: repeat(a, b, times=n).",
-            )
+    if any(isinstance(inner, RepeatStep) for inner in steps):
+        raise BuildError(
+            "a repeat cannot hold another repeat",
+            field="repeat",
+            hint="put the steps of one round side by side: repeat(a, b, times=n).",
+        )
     return RepeatStep(steps, times)
 
 
@@ -571,9 +570,8 @@ class ScriptedModel(BaseLlm):
                 yield partial
         elif stream and isinstance(step, str) and step:
             words = step.split(" ")
-            for index in range(len(words)):
-                chunk = " ".join(words[index : index + 1]) + (" " if index < len(words) - 1 else "")
-                yield _partial(chunk)
+            for index, word in enumerate(words):
+                yield _partial(word + (" " if index < len(words) - 1 else ""))
         yield response
 
 
