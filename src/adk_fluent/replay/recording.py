@@ -186,20 +186,16 @@ class RecordedEvent:
     @property
     def function_calls(self) -> list[dict[str, Any]]:
         """The tool calls the event asks for: [{"name", "args"}]."""
-        return [
-            part["function_call"]
-            for part in (self.content or {}).get("parts", [])
-            if isinstance(part.get("function_call"), dict)
-        ]
+        return self._parts("function_call")
 
     @property
     def function_responses(self) -> list[dict[str, Any]]:
         """The tool results the event carries: [{"name", "response"}]."""
-        return [
-            part["function_response"]
-            for part in (self.content or {}).get("parts", [])
-            if isinstance(part.get("function_response"), dict)
-        ]
+        return self._parts("function_response")
+
+    def _parts(self, kind: str) -> list[dict[str, Any]]:
+        parts = (self.content or {}).get("parts", [])
+        return [part[kind] for part in parts if isinstance(part.get(kind), dict)]
 
 
 def _texts(content: Any) -> list[str]:

@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from adk_fluent.arguments import checked_instance, checked_text
+from adk_fluent.arguments import checked_choice, checked_instance, checked_text
 from adk_fluent.errors import BuildError, did_you_mean, with_article
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import (
@@ -174,13 +174,13 @@ def check_streaming(streaming: Any, run_config: Any) -> None:
     """`streaming=` is "sse" or "none" (or left out), and not given beside a run_config."""
     if streaming is None:
         return
-    if streaming not in STREAMING_MODES:
-        raise BuildError(
-            f"streaming must be 'sse' or 'none', not {streaming!r}",
-            field="streaming",
-            hint=did_you_mean(str(streaming), STREAMING_MODES)
-            or "streaming='sse' sends partial replies as the models produce them.",
-        )
+    checked_choice(
+        streaming,
+        None,
+        "streaming",
+        STREAMING_MODES,
+        hint="streaming='sse' sends partial replies as the models produce them.",
+    )
     if run_config is not None:
         raise BuildError(
             "both streaming and run_config were given",

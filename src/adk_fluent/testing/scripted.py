@@ -616,15 +616,3 @@ async def _wait(step: StreamStep, seconds: float, left: float) -> None:
     except asyncio.CancelledError:
         step.cancelled.append(left)
         raise
-
-
-ScriptStep = (
-    str
-    | StreamStep
-    | FunctionCallStep
-    | LlmResponse
-    | UsageStep
-    | BaseException
-    | Callable[[LlmRequest], Any]
-    | Any
-)

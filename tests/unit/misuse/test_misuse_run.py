@@ -66,7 +66,7 @@ CASES = [
         "did you mean 'sse'",
     ),
     case("config-streaming-mode-bidi", lambda: ExecutionConfig(streaming_mode="bidi"), "run_live"),
-    case("run-streaming-bool", _run(streaming=True), "streaming", "'sse' or 'none'"),
+    case("run-streaming-bool", _run(streaming=True), "streaming", "'none', 'sse'"),
     case(
         "run-streaming-and-run-config",
         _run(streaming="sse", run_config=_RunConfig()),

@@ -32,7 +32,7 @@ CASES = [
         "exception",
     ),
     case("stream-mode-upper-case", _stream(streaming="SSE"), "streaming", "'sse'"),
-    case("stream-mode-bidi", _stream(streaming="bidi"), "streaming", "'sse' or 'none'"),
+    case("stream-mode-bidi", _stream(streaming="bidi"), "streaming", "'none', 'sse'"),
 ]
 
 
