@@ -130,32 +130,27 @@ def contents_difference(before: list[Any], after: list[Any], labels: Labels = RE
                 return f"contents: {_message(index, old)} part #{number + 1} " + _part_change(
                     a, b, labels
                 )
-        if len(old_parts) > len(new_parts):
-            missing = old_parts[len(new_parts)]
-            return (
-                f"contents: {_message(index, old)} part #{len(new_parts) + 1} is only "
-                f"{labels[0]}: {describe_part(missing)}"
-            )
-        extra = new_parts[len(old_parts)]
+        # the parts agree as far as both go: one side has more
+        side, shared = _longer(old_parts, new_parts)
+        only = (old_parts, new_parts)[side][shared]
         return (
-            f"contents: {_message(index, old)} part #{len(old_parts) + 1} is only "
-            f"{labels[1]}: {describe_part(extra)}"
+            f"contents: {_message(index, old)} part #{shared + 1} is only "
+            f"{labels[side]}: {describe_part(only)}"
         )
-    if len(before) > len(after):
-        missing = before[len(after)]
-        parts = ", ".join(describe_part(p) for p in missing.get("parts", [])[:2])
-        return (
-            f"contents: {len(before)} messages {labels[0]}, {len(after)} {labels[1]}; "
-            f"{_message(len(after), missing)} is only {labels[0]}: {parts}"
-        )
-    if len(after) > len(before):
-        extra = after[len(before)]
-        parts = ", ".join(describe_part(p) for p in extra.get("parts", [])[:2])
-        return (
-            f"contents: {len(before)} messages {labels[0]}, {len(after)} {labels[1]}; "
-            f"{_message(len(before), extra)} is only {labels[1]}: {parts}"
-        )
-    return None
+    if len(before) == len(after):
+        return None
+    side, shared = _longer(before, after)
+    only = (before, after)[side][shared]
+    parts = ", ".join(describe_part(p) for p in only.get("parts", [])[:2])
+    return (
+        f"contents: {len(before)} messages {labels[0]}, {len(after)} {labels[1]}; "
+        f"{_message(shared, only)} is only {labels[side]}: {parts}"
+    )
+
+
+def _longer(before: list[Any], after: list[Any]) -> tuple[int, int]:
+    """Which of two lists is longer (0: `before`, 1: `after`), and how long the shorter is."""
+    return (0 if len(before) > len(after) else 1), min(len(before), len(after))
 
 
 def request_differences(

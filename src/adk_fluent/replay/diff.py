@@ -15,7 +15,7 @@ together, sessions in the order they began.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from adk_fluent.errors import BuildError, describe_value
@@ -69,18 +69,7 @@ class Difference:
 
     def to_dict(self) -> dict[str, Any]:
         """The difference as JSON data."""
-        return {
-            "kind": self.kind,
-            "what": self.what,
-            "where": self.where,
-            "detail": self.detail,
-            "index": self.index,
-            "right_index": self.right_index,
-            "agent": self.agent,
-            "call": self.call,
-            "left": self.left,
-            "right": self.right,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -343,24 +332,18 @@ def _pair(a: dict[str, Any], b: dict[str, Any], i: int, j: int) -> list[Differen
 
 
 def _alone(view: dict[str, Any], i: int | None, j: int | None) -> Difference:
-    if i is not None:
-        return Difference(
-            "event",
-            "missing",
-            _event_where(i, None, view),
-            f"only in the first: {_label(view)}",
-            index=i,
-            agent=view["author"],
-            left=view,
-        )
+    """An event only one side has: the first's (`i`, missing) or the second's (`j`, extra)."""
+    first = i is not None
     return Difference(
         "event",
-        "extra",
-        _event_where(None, j, view),
-        f"only in the second: {_label(view)}",
+        "missing" if first else "extra",
+        _event_where(i, j, view),
+        f"only in the {'first' if first else 'second'}: {_label(view)}",
+        index=i,
         right_index=j,
         agent=view["author"],
-        right=view,
+        left=view if first else None,
+        right=None if first else view,
     )
 
 

@@ -47,9 +47,9 @@ PLUGIN_NAME = "adk_fluent_recorder"
 _MAX_OPEN = 4096  # model calls in flight at once that are remembered
 
 
-def _session_id(context: Any) -> str | None:
-    session = getattr(context, "session", None)
-    value = getattr(session, "id", None)
+def session_id_of(context: Any) -> str | None:
+    """The id of the session a callback's context belongs to (None: it has none)."""
+    value = getattr(getattr(context, "session", None), "id", None)
     return value if isinstance(value, str) else None
 
 
@@ -217,7 +217,7 @@ class Recorder(Middleware):
         agent = callback_context.agent_name
         problems: list[str] = []
         draft = {
-            "session_id": _session_id(callback_context),
+            "session_id": session_id_of(callback_context),
             "invocation_id": callback_context.invocation_id,
             "agent": agent,
             "path": _tree_path(callback_context, agent),
@@ -282,7 +282,7 @@ class Recorder(Middleware):
         name = str(getattr(tool, "name", "") or type(tool).__name__)
         draft = {
             "seq": self._next_seq(),
-            "session_id": _session_id(tool_context),
+            "session_id": session_id_of(tool_context),
             "invocation_id": tool_context.invocation_id,
             "agent": agent,
             "path": _tree_path(tool_context, agent),

@@ -85,18 +85,7 @@ class Header:
 
     def to_dict(self) -> dict[str, Any]:
         """The header as the file holds it."""
-        return _compact(
-            {
-                "format": self.format,
-                "version": self.version,
-                "adk_version": self.adk_version,
-                "adk_fluent_version": self.adk_fluent_version,
-                "created": self.created,
-                "tree": self.tree,
-                "partials": self.partials,
-                "state": self.state,
-            }
-        )
+        return _compact({f.name: getattr(self, f.name) for f in fields(self)})
 
     @classmethod
     def new(
@@ -197,20 +186,16 @@ class RecordedEvent:
     @property
     def function_calls(self) -> list[dict[str, Any]]:
         """The tool calls the event asks for: [{"name", "args"}]."""
-        return [
-            part["function_call"]
-            for part in (self.content or {}).get("parts", [])
-            if isinstance(part.get("function_call"), dict)
-        ]
+        return self._parts("function_call")
 
     @property
     def function_responses(self) -> list[dict[str, Any]]:
         """The tool results the event carries: [{"name", "response"}]."""
-        return [
-            part["function_response"]
-            for part in (self.content or {}).get("parts", [])
-            if isinstance(part.get("function_response"), dict)
-        ]
+        return self._parts("function_response")
+
+    def _parts(self, kind: str) -> list[dict[str, Any]]:
+        parts = (self.content or {}).get("parts", [])
+        return [part[kind] for part in parts if isinstance(part.get(kind), dict)]
 
 
 def _texts(content: Any) -> list[str]:
@@ -291,9 +276,7 @@ class Recording:
     @property
     def sessions(self) -> tuple[str | None, ...]:
         """The sessions recorded, in the order they first appear."""
-        records: list[Record] = [*self.model_calls, *self.tool_calls, *self.events]
-        ordered = sorted(records, key=lambda record: record.seq)
-        return tuple(dict.fromkeys(record.session_id for record in ordered))
+        return tuple(dict.fromkeys(record.session_id for record in self.records()))
 
     def calls_of(self, agent: str) -> tuple[ModelCall, ...]:
         """An agent's model calls in order; refuses an agent that made none (a typo)."""

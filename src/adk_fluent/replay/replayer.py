@@ -39,6 +39,7 @@ from pydantic import PrivateAttr
 
 from adk_fluent.adk.bounded import remember
 from adk_fluent.adk.compat import invocation_branch
+from adk_fluent.arguments import checked_choice
 from adk_fluent.errors import (
     BuildError,
     RecordingError,
@@ -52,7 +53,7 @@ from adk_fluent.ir.nodes import LlmAgentNode, NativeAgentNode, Node
 from adk_fluent.replay.compare import request_difference
 from adk_fluent.replay.fingerprint import tree_changes, tree_summary
 from adk_fluent.replay.order import Order
-from adk_fluent.replay.recorder import RECORDER_PRIORITY
+from adk_fluent.replay.recorder import RECORDER_PRIORITY, session_id_of
 from adk_fluent.replay.recording import ModelCall, Recording, ToolCall
 from adk_fluent.replay.values import (
     canonical,
@@ -164,7 +165,7 @@ class _ReplayHooks(Middleware):
 
     async def on_user_message_callback(self, *, invocation_context: Any, user_message: Any) -> None:
         message = content_json(user_message, "user message", [])
-        self._backend._slot(_session_id(invocation_context), message)
+        self._backend._slot(session_id_of(invocation_context), message)
 
     async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
         self._backend._seen(callback_context, llm_request)
@@ -184,12 +185,7 @@ class _ReplayHooks(Middleware):
 
     async def after_run_callback(self, *, invocation_context: Any) -> None:
         # a tool's mismatch that no later model call of the turn raised
-        self._backend._raise_held(_session_id(invocation_context))
-
-
-def _session_id(context: Any) -> str | None:
-    value = getattr(getattr(context, "session", None), "id", None)
-    return value if isinstance(value, str) else None
+        self._backend._raise_held(session_id_of(invocation_context))
 
 
 def _is_agent_tool(tool: Any) -> bool:
@@ -239,16 +235,14 @@ class ReplayerBackend:
         live_model: Any = None,
         replay_tools: bool = True,
     ) -> None:
-        if on_mismatch not in MODES:
-            raise BuildError(
-                f"on_mismatch must be one of {', '.join(repr(m) for m in MODES)}, not "
-                f"{describe_value(on_mismatch)}",
-                agent="ReplayerBackend",
-                field="on_mismatch",
-                hint=(did_you_mean(on_mismatch, MODES) if isinstance(on_mismatch, str) else None)
-                or "'error' raises at the first difference, 'skip' answers from the recording "
-                "anyway and notes it, 'live' asks live_model instead.",
-            )
+        checked_choice(
+            on_mismatch,
+            "ReplayerBackend",
+            "on_mismatch",
+            MODES,
+            hint="'error' raises at the first difference, 'skip' answers from the recording "
+            "anyway and notes it, 'live' asks live_model instead.",
+        )
         if on_mismatch == "live" and live_model is None:
             raise BuildError(
                 "on_mismatch='live' needs a live_model to ask when a call does not match",
@@ -440,7 +434,7 @@ class ReplayerBackend:
             id(llm_request),
             (
                 llm_request,
-                _session_id(callback_context),
+                session_id_of(callback_context),
                 invocation_branch(callback_context),
                 snapshot,
                 callback_context.invocation_id,
@@ -519,17 +513,14 @@ class ReplayerBackend:
                     f"{len(stream_of.calls)} recorded model call(s) in this session"
                 )
             self._mismatch(agent, number, beyond, session_id)
-            if self.on_mismatch == "live":
-                async for response in self._live(request, stream):
-                    yield response
-            else:
-                yield _empty_reply()
+            async for response in self._instead(request, stream):
+                yield response
             return
         difference = request_difference(recorded.request, current)
         if difference is not None:
             self._mismatch(agent, number, difference, session_id, recorded_given=True)
             if self.on_mismatch == "live":
-                async for response in self._live(request, stream):
+                async for response in self._instead(request, stream):
                     yield response
                 return
         # the reply in the recorded order (order.py): partial chunks that were not recorded as
@@ -575,11 +566,8 @@ class ReplayerBackend:
             "lost, a branch cut short, a timeout), and this run waited for it",
             session_id,
         )
-        if self.on_mismatch == "live":
-            async for response in self._live(request, stream):
-                yield response
-        else:
-            yield _empty_reply()
+        async for response in self._instead(request, stream):
+            yield response
 
     def _recorded_responses(self, recorded: ModelCall, stream: bool) -> list[LlmResponse]:
         where = f"agent '{recorded.agent}' model call #{recorded.call}"
@@ -599,7 +587,14 @@ class ReplayerBackend:
             responses = whole or responses[-1:]
         return responses
 
-    async def _live(self, request: LlmRequest, stream: bool) -> AsyncGenerator[LlmResponse, None]:
+    async def _instead(
+        self, request: LlmRequest, stream: bool
+    ) -> AsyncGenerator[LlmResponse, None]:
+        """What answers a call the recording cannot: an empty reply, or with
+        on_mismatch='live' the live model's."""
+        if self.on_mismatch != "live":
+            yield _empty_reply()
+            return
         model: Any = self.live_model
         if isinstance(model, str):
             from google.adk.models.registry import LLMRegistry
@@ -615,12 +610,12 @@ class ReplayerBackend:
         try:
             return await self._tool_answer(tool, tool_args, tool_context)
         except (ReplayMismatchError, ReplayedError) as error:
-            return self._hold(_session_id(tool_context), error)
+            return self._hold(session_id_of(tool_context), error)
 
     async def _tool_answer(self, tool: Any, tool_args: Any, tool_context: Any) -> Any:
         agent = tool_context.agent_name
         name = str(getattr(tool, "name", "") or type(tool).__name__)
-        session_id = _session_id(tool_context)
+        session_id = session_id_of(tool_context)
         slot = self._slot(session_id)
         stream_of = self._tools.setdefault((slot, agent, name), _Stream())
         stream_of.made += 1

@@ -20,6 +20,7 @@ import enum
 import json
 import math
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from adk_fluent.errors import RecordingError
@@ -83,15 +84,12 @@ def encode(value: Any, where: str, problems: list[str]) -> Any:
     if isinstance(value, type):
         return {TAG: "class", "name": _class_name(value)}
     dump = getattr(value, "model_dump", None)
-    if callable(dump):  # a pydantic model: its fields
-        fields = dump(mode="python", exclude_none=True)
-        return {
-            TAG: "object",
-            "class": _class_name(value),
-            "value": encode(fields, where, problems),
-        }
-    if dataclasses.is_dataclass(value):
-        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    if callable(dump) or dataclasses.is_dataclass(value):  # a pydantic model or a dataclass
+        fields = (
+            dump(mode="python", exclude_none=True)
+            if callable(dump)
+            else {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        )
         return {
             TAG: "object",
             "class": _class_name(value),
@@ -122,9 +120,23 @@ def decode(value: Any, where: str = "recording") -> Any:
         ) from None
 
 
+# the tags of single values: the field holding the value, and what reads it back
+_READERS: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "bytes": ("base64", lambda text: base64.b64decode(text, validate=True)),
+    "float": ("value", float),
+    "datetime": ("iso", datetime.datetime.fromisoformat),
+    "date": ("iso", datetime.date.fromisoformat),
+    "time": ("iso", datetime.time.fromisoformat),
+    "decimal": ("value", decimal.Decimal),
+    "uuid": ("value", uuid.UUID),
+    "class": ("name", str),
+}
+
+
 def _decode_tagged(kind: Any, value: dict[str, Any], where: str) -> Any:
-    if kind == "bytes":
-        return base64.b64decode(value["base64"], validate=True)
+    if isinstance(kind, str) and kind in _READERS:
+        field, read = _READERS[kind]
+        return read(value[field])
     if kind == "tuple":
         return tuple(decode(item, where) for item in value["items"])
     if kind == "set":
@@ -133,20 +145,6 @@ def _decode_tagged(kind: Any, value: dict[str, Any], where: str) -> Any:
         return frozenset(_hashable(decode(item, where)) for item in value["items"])
     if kind == "dict":
         return {_hashable(decode(k, where)): decode(v, where) for k, v in value["pairs"]}
-    if kind == "float":
-        return float(value["value"])
-    if kind == "datetime":
-        return datetime.datetime.fromisoformat(value["iso"])
-    if kind == "date":
-        return datetime.date.fromisoformat(value["iso"])
-    if kind == "time":
-        return datetime.time.fromisoformat(value["iso"])
-    if kind == "decimal":
-        return decimal.Decimal(value["value"])
-    if kind == "uuid":
-        return uuid.UUID(value["value"])
-    if kind == "class":
-        return str(value["name"])
     if kind == "object":
         return decode(value["value"], where)
     if kind == "unstorable":
@@ -195,13 +193,6 @@ def content_json(content: Any, where: str, problems: list[str]) -> dict[str, Any
     if content.role is not None:
         shown["role"] = content.role
     return shown
-
-
-def content_from_json(data: Any, where: str) -> Any:
-    """The google.genai Content a `content_json()` value holds."""
-    from google.genai import types
-
-    return types.Content.model_validate(decode(data, where))
 
 
 def tool_names(request: Any) -> list[str]:

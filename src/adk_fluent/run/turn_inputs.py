@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
+from adk_fluent.arguments import checked_choice, checked_instance, checked_text
 from adk_fluent.errors import BuildError, did_you_mean, with_article
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import (
@@ -92,18 +93,7 @@ def check_ids(user_id: Any, session_id: Any, *, session_required: bool = False) 
     ):
         if value is None and field == "session_id" and not session_required:
             continue
-        if not isinstance(value, str):
-            raise BuildError(
-                f"{field} must be text, not {type(value).__name__}",
-                field=field,
-                hint=f"pass a non-empty string, e.g. {example}.",
-            )
-        if not value.strip():
-            raise BuildError(
-                f"{field} is empty",
-                field=field,
-                hint=f"pass a non-empty string, e.g. {example}.",
-            )
+        checked_text(value, None, field, hint=f"pass a non-empty string, e.g. {example}.")
         if len(value) > MAX_ID_LENGTH:
             raise BuildError(
                 f"{field} is {len(value)} characters long; session stores hold up to "
@@ -184,13 +174,13 @@ def check_streaming(streaming: Any, run_config: Any) -> None:
     """`streaming=` is "sse" or "none" (or left out), and not given beside a run_config."""
     if streaming is None:
         return
-    if streaming not in STREAMING_MODES:
-        raise BuildError(
-            f"streaming must be 'sse' or 'none', not {streaming!r}",
-            field="streaming",
-            hint=did_you_mean(str(streaming), STREAMING_MODES)
-            or "streaming='sse' sends partial replies as the models produce them.",
-        )
+    checked_choice(
+        streaming,
+        None,
+        "streaming",
+        STREAMING_MODES,
+        hint="streaming='sse' sends partial replies as the models produce them.",
+    )
     if run_config is not None:
         raise BuildError(
             "both streaming and run_config were given",
@@ -221,13 +211,15 @@ def check_settings(
     if run_config is not None:
         from google.adk.agents.run_config import RunConfig
 
-        if not isinstance(run_config, RunConfig):
-            raise BuildError(
-                f"run_config must be ADK's RunConfig, not {type(run_config).__name__}",
-                field="run_config",
-                hint="from google.adk.agents.run_config import RunConfig; or set "
-                "streaming and max_llm_calls on ExecutionConfig instead.",
-            )
+        checked_instance(
+            run_config,
+            None,
+            "run_config",
+            RunConfig,
+            what="ADK's RunConfig",
+            hint="from google.adk.agents.run_config import RunConfig; or set "
+            "streaming and max_llm_calls on ExecutionConfig instead.",
+        )
     if session_store is not None and services.get("session_service") is not None:
         raise BuildError(
             "both session_store and session_service were given",
@@ -239,10 +231,13 @@ def check_settings(
 
 def check_config(config: Any) -> None:
     """`config` (of run(), to_app(), to_runner()) is None or an ExecutionConfig."""
-    if config is not None and not isinstance(config, ExecutionConfig):
-        raise BuildError(
-            f"config must be an ExecutionConfig, not {type(config).__name__}",
-            field="config",
+    if config is not None:
+        checked_instance(
+            config,
+            None,
+            "config",
+            ExecutionConfig,
+            what="an ExecutionConfig",
             hint="e.g. config=ExecutionConfig(app_name='support', max_llm_calls=20).",
         )
 
@@ -275,12 +270,15 @@ def _check_services(services: dict[str, Any], known: tuple[str, ...]) -> None:
                     field=name,
                     hint="e.g. InMemorySessionService(), or session_store='sqlite:///s.db'.",
                 )
-        elif not isinstance(value, kinds[name]):
-            raise BuildError(
-                f"{name} must be an ADK {kinds[name].__name__}, not {type(value).__name__}",
-                field=name,
-                hint=f"pass an instance of {with_article(kinds[name].__name__)} subclass, or "
-                "leave it out.",
+        else:
+            kind = kinds[name].__name__
+            checked_instance(
+                value,
+                None,
+                name,
+                kinds[name],
+                what=f"an ADK {kind}",
+                hint=f"pass an instance of {with_article(kind)} subclass, or leave it out.",
             )
 
 

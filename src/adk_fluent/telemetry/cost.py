@@ -36,6 +36,7 @@ from typing import Any
 from adk_fluent.adk.bounded import remember
 from adk_fluent.adk.compat import adk_records_token_metrics
 from adk_fluent.adk.plugins.middleware import agent_facts, model_call
+from adk_fluent.arguments import checked_text
 from adk_fluent.errors import AdkFluentWarning, BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware, answering_model
 from adk_fluent.ir.prices import Prices, checked_prices
@@ -278,11 +279,12 @@ def cost_attribution(
     `meter_provider`: where the metrics go (default: the global one). It runs after a cache
     (priority -50), so an answer from the cache costs nothing."""
     table = checked_prices(prices, "cost_attribution")
-    if budget_key is not None and (not isinstance(budget_key, str) or not budget_key):
-        raise BuildError(
-            f"budget_key must be a state key, not {describe_value(budget_key)}",
-            agent="cost_attribution",
-            field="budget_key",
+    if budget_key is not None:
+        checked_text(
+            budget_key,
+            "cost_attribution",
+            "budget_key",
+            what="a state key",
             hint="e.g. cost_attribution(budget_key='budget_usd') with state['budget_usd'] = 0.50.",
         )
     if meter_provider is not None and not callable(getattr(meter_provider, "get_meter", None)):

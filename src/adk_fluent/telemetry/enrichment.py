@@ -38,7 +38,7 @@ from adk_fluent.adk.custom_agents.graph import (
 from adk_fluent.adk.model_selection import selection_for
 from adk_fluent.adk.plugins.middleware import agent_facts, model_call
 from adk_fluent.analysis.node_facts import NodeFacts
-from adk_fluent.errors import BuildError, describe_value
+from adk_fluent.arguments import checked_text
 from adk_fluent.ir.middleware import Middleware
 from adk_fluent.telemetry.spans import (
     model_call_span,
@@ -203,11 +203,12 @@ def otel_enrichment(
     `pipeline` names the pipeline in `adk_fluent.pipeline` (default: the root's name); `scope`
     limits it to part of the tree. It runs first (priority -110) so the attributes are on the
     spans before any other middleware answers for a call."""
-    if pipeline is not None and (not isinstance(pipeline, str) or not pipeline):
-        raise BuildError(
-            f"pipeline must be a name, not {describe_value(pipeline)}",
-            agent="otel_enrichment",
-            field="pipeline",
+    if pipeline is not None:
+        checked_text(
+            pipeline,
+            "otel_enrichment",
+            "pipeline",
+            what="a name",
             hint="e.g. otel_enrichment(pipeline='support'), or leave it out for the root's name.",
         )
     return OtelEnrichment(pipeline=pipeline, scope=scope, priority=priority)

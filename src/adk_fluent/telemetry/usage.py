@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from adk_fluent.ir.names import below_root
@@ -140,18 +140,7 @@ class UsageReport:
             "unpriced_models": list(self.unpriced_models),
             "unattributed_calls": self.unattributed_calls,
             "agents": [
-                {
-                    "agent": a.agent,
-                    "path": a.path,
-                    "calls": a.calls,
-                    "input_tokens": a.input_tokens,
-                    "output_tokens": a.output_tokens,
-                    "cached_tokens": a.cached_tokens,
-                    "thinking_tokens": a.thinking_tokens,
-                    "cost_usd": a.cost_usd,
-                    "latency_ms": a.latency_ms,
-                    "models": a.models,
-                }
+                {key: value for key, value in asdict(a).items() if key != "unpriced_calls"}
                 for a in self.by_agent().values()
             ],
             "invocations": [

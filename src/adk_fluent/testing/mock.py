@@ -6,6 +6,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from adk_fluent.arguments import checked_instance
 from adk_fluent.errors import BuildError, describe_value, did_you_mean
 from adk_fluent.ir.nodes import LlmAgentNode, NativeAgentNode, Node, walk
 from adk_fluent.testing.scripted import DEFAULT_MODEL, ScriptedModel
@@ -18,13 +19,14 @@ class MockBackend:
     """Gives every LLM agent in a tree a scripted model; agents without a script fail when called."""
 
     def __init__(self, responses: Mapping[str, Any], *, model: str = DEFAULT_MODEL) -> None:
-        if not isinstance(responses, Mapping):
-            raise BuildError(
-                f"mock_backend needs a mapping of agent name to script, not "
-                f"{describe_value(responses)}",
-                field="responses",
-                hint='e.g. mock_backend({"writer": ["A draft.", "The final text."]}).',
-            )
+        checked_instance(
+            responses,
+            None,
+            "responses",
+            Mapping,
+            what="a mapping of agent name to script",
+            hint='e.g. mock_backend({"writer": ["A draft.", "The final text."]}).',
+        )
         scripts = {
             name: list(value) if isinstance(value, list | tuple) else [value]
             for name, value in responses.items()

@@ -25,6 +25,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 from pydantic import PrivateAttr
 
+from adk_fluent.arguments import checked_count, checked_instance, checked_seconds, checked_text
 from adk_fluent.errors import BuildError, ScriptError, describe_value
 
 SHARED = "*"  # the script used by agents that have none of their own (single-agent tests)
@@ -72,26 +73,22 @@ def repeat(step: Any, *more: Any, times: int | None = None) -> RepeatStep:
     repeat counts as consumed (`assert_consumed()`) once it has answered at least once, and a
     repeat that never answered is reported as unused. A repeat with a count is consumed when
     all its rounds have been played."""
-    if isinstance(times, bool) or not (times is None or isinstance(times, int)):
-        raise BuildError(
-            f"times must be a whole number or None, not {describe_value(times)}",
-            field="times",
-            hint="repeat(step, times=3) answers three times; repeat(step) answers every later call.",
-        )
-    if times is not None and times < 1:
-        raise BuildError(
-            f"times={times} would never answer",
-            field="times",
-            hint="use times=1 or more, or leave the step out of the script.",
+    if times is not None:
+        checked_count(
+            times,
+            None,
+            "times",
+            least=1,
+            hint="repeat(step, times=3) answers three times; repeat(step) answers every later "
+            "call; leave out a step that should never answer.",
         )
     steps = (step, *more)
-    for inner in steps:
-        if isinstance(inner, RepeatStep):
-            raise BuildError(
-                "a repeat cannot hold another repeat",
-                field="repeat",
-                hint="put the steps of one round side by side: repeat(a, b, times=n).",
-            )
+    if any(isinstance(inner, RepeatStep) for inner in steps):
+        raise BuildError(
+            "a repeat cannot hold another repeat",
+            field="repeat",
+            hint="put the steps of one round side by side: repeat(a, b, times=n).",
+        )
     return RepeatStep(steps, times)
 
 
@@ -104,12 +101,9 @@ def delay(seconds: float, then: Any) -> Callable[[LlmRequest], Any]:
     """A script step that takes `seconds` (asynchronously, so it can be cancelled) and then
     answers `then`: any step, a function of the request too (it is called after the wait). The
     returned step's `.cancelled` list records each cancellation."""
-    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds >= 0:
-        raise BuildError(
-            f"delay() takes a number of seconds, 0 or more, not {describe_value(seconds)}",
-            field="seconds",
-            hint="e.g. delay(0.5, 'Late reply.').",
-        )
+    checked_seconds(
+        seconds, None, "seconds", positive=False, hint="e.g. delay(0.5, 'Late reply.')."
+    )
     cancelled: list[float] = []
 
     async def step(request: LlmRequest) -> Any:
@@ -170,19 +164,19 @@ def streamed(*chunks: str, gap: float = 0.0, error: BaseException | None = None)
                 if isinstance(chunk, list | tuple)
                 else 'e.g. streamed("Hello ", "there"); for a tool call use call(...).',
             )
-    if isinstance(gap, bool) or not isinstance(gap, int | float) or not gap >= 0:
-        raise BuildError(
-            f"gap must be a number of seconds, 0 or more, not {describe_value(gap)}",
-            field="gap",
-            hint='e.g. streamed("Hello ", "there", gap=0.05).',
-        )
-    if error is not None and not isinstance(error, BaseException):
-        raise BuildError(
-            f"error must be an exception to raise mid-stream, not {describe_value(error)}",
-            field="error",
+    gap = checked_seconds(
+        gap, None, "gap", positive=False, hint='e.g. streamed("Hello ", "there", gap=0.05).'
+    )
+    if error is not None:
+        checked_instance(
+            error,
+            None,
+            "error",
+            BaseException,
+            what="an exception to raise mid-stream",
             hint='e.g. streamed("Hel", "lo", error=RuntimeError("model down")).',
         )
-    return StreamStep(tuple(chunks), float(gap), error)
+    return StreamStep(tuple(chunks), gap, error)
 
 
 @dataclass(frozen=True)
@@ -202,18 +196,10 @@ def with_usage(
     """A script step whose response reports these token counts in its `usage_metadata`
     (`input` is the whole prompt, `cached` of it served from a context cache, as Gemini counts
     them); other steps report 8 input and 4 output tokens."""
-    for name, value in (("input", input), ("output", output), ("cached", cached)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise BuildError(
-                f"{name} must be a whole number of tokens, not {describe_value(value)}",
-                field=name,
-                hint="e.g. with_usage('Done.', input=1200, output=80).",
-            )
-    if isinstance(thinking, bool) or not isinstance(thinking, int) or thinking < 0:
-        raise BuildError(
-            f"thinking must be a whole number of tokens, not {describe_value(thinking)}",
-            field="thinking",
-            hint="e.g. with_usage('Done.', input=1200, output=80, thinking=300).",
+    counts = {"input": input, "output": output, "cached": cached, "thinking": thinking}
+    for name, value in counts.items():
+        checked_count(
+            value, None, name, least=0, hint="e.g. with_usage('Done.', input=1200, output=80)."
         )
     if cached > input:
         raise BuildError(
@@ -410,11 +396,12 @@ def _last_text(request: LlmRequest) -> str:
 
 def _check_model_name(model: Any) -> None:
     """The scripted model's name: text ADK can put in a request (its built-in tools read it)."""
-    if isinstance(model, str) and model.strip():
-        return
-    raise BuildError(
-        f"a scripted model's name must be non-empty text, not {describe_value(model)}",
-        field="model",
+    checked_text(
+        model,
+        None,
+        "model",
+        what="non-empty text",
+        shown="a scripted model's name",
         hint=f"leave it out for the default {DEFAULT_MODEL!r} (ADK's built-in Gemini tools "
         "accept it), or pass a name such as model='my-local-model'.",
     )
@@ -583,9 +570,8 @@ class ScriptedModel(BaseLlm):
                 yield partial
         elif stream and isinstance(step, str) and step:
             words = step.split(" ")
-            for index in range(len(words)):
-                chunk = " ".join(words[index : index + 1]) + (" " if index < len(words) - 1 else "")
-                yield _partial(chunk)
+            for index, word in enumerate(words):
+                yield _partial(word + (" " if index < len(words) - 1 else ""))
         yield response
 
 
@@ -630,15 +616,3 @@ async def _wait(step: StreamStep, seconds: float, left: float) -> None:
     except asyncio.CancelledError:
         step.cancelled.append(left)
         raise
-
-
-ScriptStep = (
-    str
-    | StreamStep
-    | FunctionCallStep
-    | LlmResponse
-    | UsageStep
-    | BaseException
-    | Callable[[LlmRequest], Any]
-    | Any
-)

@@ -44,14 +44,14 @@ CASES = [
     case("run-stream-prompt-number", lambda: _agent().stream(42), "prompt", "int"),
     case("run-ask-prompt-bytes", lambda: _agent().ask(b"hi"), "prompt", "bytes"),
     # the ids
-    case("run-user-id-none", _run(user_id=None), "user_id", "NoneType"),
+    case("run-user-id-none", _run(user_id=None), "user_id", "got None"),
     case("run-user-id-empty", _run(user_id=""), "user_id", "empty"),
-    case("run-user-id-number", _run(user_id=7), "user_id", "int"),
+    case("run-user-id-number", _run(user_id=7), "user_id", "got 7"),
     case("run-session-id-empty", _run(session_id=""), "session_id", "empty"),
-    case("run-session-id-number", _run(session_id=42), "session_id", "int"),
+    case("run-session-id-number", _run(session_id=42), "session_id", "got 42"),
     case("run-session-id-too-long", _run(session_id="x" * 200), "session_id", "200 characters"),
     case("run-session-lookup-empty-id", lambda: _agent().session(""), "session_id", "empty"),
-    case("run-rewind-id-none", lambda: _agent().rewind(None, "inv-1"), "session_id", "NoneType"),
+    case("run-rewind-id-none", lambda: _agent().rewind(None, "inv-1"), "session_id", "got None"),
     # options
     case("run-option-typo", _run(sesion_id="s"), "sesion_id", "did you mean 'session_id'"),
     case("run-option-unknown", _run(temperature=0.2), "temperature", "the options are"),
@@ -66,7 +66,7 @@ CASES = [
         "did you mean 'sse'",
     ),
     case("config-streaming-mode-bidi", lambda: ExecutionConfig(streaming_mode="bidi"), "run_live"),
-    case("run-streaming-bool", _run(streaming=True), "streaming", "'sse' or 'none'"),
+    case("run-streaming-bool", _run(streaming=True), "streaming", "'none', 'sse'"),
     case(
         "run-streaming-and-run-config",
         _run(streaming="sse", run_config=_RunConfig()),
@@ -139,7 +139,7 @@ CASES = [
     ),
     # the testing kit a run is given (backend=): a script is checked when it is made
     case("kit-delay-seconds-text", lambda: delay("soon", "Late."), "seconds", "'soon'"),
-    case("kit-delay-seconds-negative", lambda: delay(-1, "Late."), "seconds", "0 or more"),
+    case("kit-delay-seconds-negative", lambda: delay(-1, "Late."), "seconds", "at least 0"),
     case(
         "kit-script-step-not-a-step",
         lambda: mock_backend({"greeter": ["Hi.", object()]}),

@@ -19,7 +19,7 @@ CASES = [
     case("streamed-chunk-not-text", lambda: streamed("a", 3), "chunk #2", "3", "text"),
     case("streamed-empty-chunk", lambda: streamed("a", ""), "chunk #2", "non-empty"),
     case("streamed-list-of-chunks", lambda: streamed(["a", "b"]), "chunk #1", "list", "*chunks"),
-    case("streamed-gap-negative", lambda: streamed("a", gap=-1), "gap", "-1", "0 or more"),
+    case("streamed-gap-negative", lambda: streamed("a", gap=-1), "gap", "-1", "at least 0"),
     case("streamed-gap-text", lambda: streamed("a", gap="fast"), "gap", "'fast'", "seconds"),
     case("streamed-gap-bool", lambda: streamed("a", gap=True), "gap", "True"),
     case("streamed-gap-nan", lambda: streamed("a", gap=float("nan")), "gap", "nan"),
@@ -32,7 +32,7 @@ CASES = [
         "exception",
     ),
     case("stream-mode-upper-case", _stream(streaming="SSE"), "streaming", "'sse'"),
-    case("stream-mode-bidi", _stream(streaming="bidi"), "streaming", "'sse' or 'none'"),
+    case("stream-mode-bidi", _stream(streaming="bidi"), "streaming", "'none', 'sse'"),
 ]
 
 
