@@ -41,7 +41,7 @@ from typing import Any
 from google.genai import types
 
 from adk_fluent.adk.compat import confirmation_redelivery_accepted
-from adk_fluent.arguments import checked_callable
+from adk_fluent.arguments import checked_callable, checked_some, checked_text
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware
 
@@ -68,15 +68,15 @@ def _tool_names(tools: Any) -> frozenset[str] | None:
     items: Iterable[Any] = (
         (tools,) if isinstance(tools, str) or not isinstance(tools, Iterable) else tools
     )
-    items = list(items)
-    if not items:
-        raise BuildError(
-            "tools is empty, so no call would ever be asked about",
-            agent=NAME,
-            field="tools",
-            hint="name the tools that need approval, e.g. tool_approval(['refund']), or leave "
-            "tools out to ask about every tool.",
-        )
+    items = checked_some(
+        list(items),
+        NAME,
+        "tools",
+        shown="tool_approval(tools)",
+        items="tool",
+        hint="name the tools that need approval, e.g. tool_approval(['refund']), or leave "
+        "tools out to ask about every tool.",
+    )
     names = set()
     for item in items:
         name = _tool_name(item)
@@ -248,11 +248,11 @@ def tool_approval(
             hint="hint='Refunds need a manager' or hint=lambda tool, args: f'Refund "
             '{args["amount"]}?\'.',
         )
-    if isinstance(hint, str) and not hint.strip():
-        raise BuildError(
-            "hint is empty",
-            agent=NAME,
-            field="hint",
+    if isinstance(hint, str):
+        checked_text(
+            hint,
+            NAME,
+            "hint",
             hint="say what the person is approving, or leave hint out for the default.",
         )
     return ToolApproval(names, policy=policy, hint=hint, scope=scope, priority=priority)
