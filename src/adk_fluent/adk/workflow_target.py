@@ -261,10 +261,3 @@ class WorkflowCompiler(Compiler):
 
     def visit_race(self, node: ir.RaceNode, around: Around) -> ir.Walk[Around, Any]:
         return super().visit_race(node, around._replace(inside=True))
-
-
-def compile_workflow(
-    root: ir.Node, model_for: ModelFor | None = None, state_schema: Any = None
-) -> Any:
-    """Check the tree, then compile it to an ADK Workflow (ADK 2.x)."""
-    return WorkflowCompiler(root, model_for, state_schema).compile(root)

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import inspect
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
@@ -206,9 +207,23 @@ class MiddlewarePlugin(BasePlugin):
         """The middleware in the order they run."""
         return tuple(entry.middleware for entry in self.entries)
 
-    def _agent(self, callback: str, kwargs: dict[str, Any]) -> str | None:
+    def _matching(self, callback: str, kwargs: dict[str, Any]) -> list[Callable[..., Any]]:
+        """The stack's methods for `callback` whose scope holds the agent it runs for."""
+        stack = self._stack.get(callback)
+        if not stack:
+            return []
         of = _AGENT_OF.get(callback)
-        return of(kwargs) if of is not None else None
+        agent = of(kwargs) if of is not None else None
+        return [fn for fn, agents in stack if agents is None or agent in agents]
+
+    @contextmanager
+    def _serving(self) -> Iterator[None]:
+        """agent_path() / agent_facts() answer from this plugin while its middleware run."""
+        token = _current.set(self)
+        try:
+            yield
+        finally:
+            _current.reset(token)
 
     async def _tail(self, callback: str, kwargs: dict[str, Any]) -> Any:
         for method in self._tails[callback]:
@@ -218,52 +233,31 @@ class MiddlewarePlugin(BasePlugin):
         return None
 
     async def _first(self, callback: str, kwargs: dict[str, Any]) -> Any:
-        stack = self._stack.get(callback)
-        if stack:
-            agent = self._agent(callback, kwargs)
-            token = _current.set(self)
-            try:
-                for fn, agents in stack:
-                    if agents is None or agent in agents:
-                        result = await fn(**kwargs)
-                        if result is not None:
-                            return result
-            finally:
-                _current.reset(token)
+        with self._serving():
+            for fn in self._matching(callback, kwargs):
+                result = await fn(**kwargs)
+                if result is not None:
+                    return result
         return await self._tail(callback, kwargs)
 
     async def _chain(self, callback: str, kwargs: dict[str, Any]) -> Any:
-        stack = self._stack.get(callback)
         key = CHAINED[callback]
         changed = False
-        if stack:
-            agent = self._agent(callback, kwargs)
-            token = _current.set(self)
-            try:
-                for fn, agents in stack:
-                    if agents is None or agent in agents:
-                        result = await fn(**kwargs)
-                        if result is not None:
-                            kwargs = {**kwargs, key: result}
-                            changed = True
-            finally:
-                _current.reset(token)
+        with self._serving():
+            for fn in self._matching(callback, kwargs):
+                result = await fn(**kwargs)
+                if result is not None:
+                    kwargs = {**kwargs, key: result}
+                    changed = True
         final = await self._tail(callback, kwargs)
         if final is not None:
             return final
         return kwargs[key] if changed else None
 
     async def _notify(self, callback: str, kwargs: dict[str, Any]) -> None:
-        stack = self._stack.get(callback)
-        if stack:
-            agent = self._agent(callback, kwargs)
-            token = _current.set(self)
-            try:
-                for fn, agents in stack:
-                    if agents is None or agent in agents:
-                        await fn(**kwargs)
-            finally:
-                _current.reset(token)
+        with self._serving():
+            for fn in self._matching(callback, kwargs):
+                await fn(**kwargs)
         for method in self._tails[callback]:
             await method(**kwargs)
 

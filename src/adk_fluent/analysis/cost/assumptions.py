@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, cast
 
+from adk_fluent.arguments import checked_text
 from adk_fluent.errors import BuildError, describe_value, did_you_mean
 from adk_fluent.ir.prices import Prices, checked_prices
 
@@ -176,13 +177,13 @@ class TrafficAssumptions:
             "tool_calls": _named(tool_calls, "tool_calls"),
             "chunks": _named(chunks, "chunks"),
         }
-        if not isinstance(default_model, str) or not default_model.strip():
-            raise BuildError(
-                f"default_model must be a model name, not {describe_value(default_model)}",
-                field="default_model",
-                hint="the model of agents that name none, e.g. default_model='gemini-2.5-flash'.",
-            )
-        values["default_model"] = default_model
+        values["default_model"] = checked_text(
+            default_model,
+            None,
+            "default_model",
+            what="a model name",
+            hint="the model of agents that name none, e.g. default_model='gemini-2.5-flash'.",
+        )
         if prices is not None and not isinstance(prices, Prices | Mapping):
             raise BuildError(
                 f"prices must be a Prices table or a dict of model name -> ModelPrice, not "
