@@ -98,10 +98,6 @@ def _tool_names(tools: Any) -> frozenset[str] | None:
     return frozenset(names)
 
 
-def _checked_callable(value: Any, field: str, example: str) -> Any:
-    return None if value is None else checked_callable(value, NAME, field, example)
-
-
 async def _value(result: Any) -> Any:
     return await result if inspect.isawaitable(result) else result
 
@@ -230,23 +226,12 @@ def tool_approval(
     """A person approves each call of `tools` (names, tool objects or functions; None: every
     tool) before it runs; `policy(tool_name, args) -> bool` decides per call whether to ask."""
     names = _tool_names(tools)
-    _checked_callable(
-        policy,
-        "policy",
-        "policy=lambda tool, args: args.get('amount', 0) > 100 (True: ask a person).",
-    )
-    if (
-        hint is not None
-        and not isinstance(hint, str)
-        and (not callable(hint) or isinstance(hint, type))
-    ):
-        raise BuildError(
-            f"hint must be text or a function (tool_name, args) -> text, not "
-            f"{describe_value(hint)}",
-            agent=NAME,
-            field="hint",
-            hint="hint='Refunds need a manager' or hint=lambda tool, args: f'Refund "
-            '{args["amount"]}?\'.',
+    if policy is not None:
+        checked_callable(
+            policy,
+            NAME,
+            "policy",
+            "policy=lambda tool, args: args.get('amount', 0) > 100 (True: ask a person).",
         )
     if isinstance(hint, str):
         checked_text(
@@ -254,5 +239,14 @@ def tool_approval(
             NAME,
             "hint",
             hint="say what the person is approving, or leave hint out for the default.",
+        )
+    elif hint is not None and (not callable(hint) or isinstance(hint, type)):
+        raise BuildError(
+            f"hint must be text or a function (tool_name, args) -> text, not "
+            f"{describe_value(hint)}",
+            agent=NAME,
+            field="hint",
+            hint="hint='Refunds need a manager' or hint=lambda tool, args: f'Refund "
+            '{args["amount"]}?\'.',
         )
     return ToolApproval(names, policy=policy, hint=hint, scope=scope, priority=priority)

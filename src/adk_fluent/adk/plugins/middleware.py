@@ -56,9 +56,6 @@ CHAINED = {
     "after_tool_callback": "result",
     "on_event_callback": "event",
 }
-NOTIFICATIONS = frozenset(
-    {"after_run_callback", "close", "on_agent_error_callback", "on_run_error_callback"}
-)
 
 
 def _context_agent(kwargs: dict[str, Any]) -> str | None:
