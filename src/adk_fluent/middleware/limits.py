@@ -295,10 +295,6 @@ def rate_limiter(
 
 
 # -- token_budget -----------------------------------------------------------------------------
-def _whole(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 class TokenBudget(Middleware):
     """Refuses model calls once `max_tokens` are spent in the session or the invocation (see
     the module docstring); `state_key` is where the spend is recorded."""
@@ -326,7 +322,8 @@ class TokenBudget(Middleware):
         """Tokens spent so far in this session (per="session") or invocation."""
         if self.per == "invocation":
             return self._invocations.get(callback_context.invocation_id, 0)
-        return _whole(callback_context.state.get(self.state_key, 0))
+        spent = callback_context.state.get(self.state_key, 0)
+        return spent if isinstance(spent, int) and not isinstance(spent, bool) else 0
 
     async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> Any:
         spent = self.spent(callback_context)

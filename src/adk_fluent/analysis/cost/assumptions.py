@@ -45,17 +45,14 @@ _TOKENS_PER_CHUNK = {"sentence": 25.0, "line": 15.0, "paragraph": 120.0}
 
 
 # -- the assumptions ----------------------------------------------------------------------------
-def _is_number(value: Any) -> bool:
-    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
-
-
 def _count(
     value: Any, field_name: str, key: str | None = None, *, at_most: float | None = None
 ) -> float:
     """A non-negative finite number (or a probability when at_most=1), else a BuildError."""
     shown = f"{field_name}[{key!r}]" if key is not None else field_name
     what = "a probability between 0 and 1" if at_most == 1 else "a number, 0 or more"
-    if not _is_number(value) or value < 0 or (at_most is not None and value > at_most):
+    number = not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+    if not number or value < 0 or (at_most is not None and value > at_most):
         raise BuildError(
             f"{shown} must be {what}, not {describe_value(value)}",
             agent=_agent_label(field_name, key),
