@@ -152,6 +152,17 @@ def _awaitable(fn: Callable[..., Any]) -> Callable[..., Any]:
     return called
 
 
+def _dispatch(callback: str, how: str) -> Callable[..., Any]:
+    """The plugin method for ADK's `callback`: MiddlewarePlugin.`how` (_first, _chain or
+    _notify) runs the stack for it."""
+
+    async def method(self: MiddlewarePlugin, **kwargs: Any) -> Any:
+        return await getattr(self, how)(callback, kwargs)
+
+    method.__name__ = method.__qualname__ = callback
+    return method
+
+
 class MiddlewarePlugin(BasePlugin):
     """Runs a sorted middleware stack from ADK's plugin callbacks (the module says in which
     order and with what rules), then the `tail` plugins (adk-fluent's own)."""
@@ -259,32 +270,22 @@ class MiddlewarePlugin(BasePlugin):
             await method(**kwargs)
 
     # -- ADK's plugin callbacks (all 15: an ADK without one never calls it) ----------------------
-    async def on_user_message_callback(self, **kwargs: Any) -> Any:
-        return await self._chain("on_user_message_callback", kwargs)
-
-    async def before_run_callback(self, **kwargs: Any) -> Any:
-        return await self._first("before_run_callback", kwargs)
-
-    async def on_event_callback(self, **kwargs: Any) -> Any:
-        return await self._chain("on_event_callback", kwargs)
-
-    async def after_run_callback(self, **kwargs: Any) -> None:
-        await self._notify("after_run_callback", kwargs)
-
-    async def on_run_error_callback(self, **kwargs: Any) -> None:
-        await self._notify("on_run_error_callback", kwargs)
-
-    async def close(self) -> None:
-        await self._notify("close", {})
-
-    async def before_agent_callback(self, **kwargs: Any) -> Any:
-        return await self._first("before_agent_callback", kwargs)
-
-    async def after_agent_callback(self, **kwargs: Any) -> Any:
-        return await self._first("after_agent_callback", kwargs)
-
-    async def on_agent_error_callback(self, **kwargs: Any) -> None:
-        await self._notify("on_agent_error_callback", kwargs)
+    # the first answer wins
+    before_run_callback = _dispatch("before_run_callback", "_first")
+    before_agent_callback = _dispatch("before_agent_callback", "_first")
+    after_agent_callback = _dispatch("after_agent_callback", "_first")
+    on_model_error_callback = _dispatch("on_model_error_callback", "_first")
+    before_tool_callback = _dispatch("before_tool_callback", "_first")
+    on_tool_error_callback = _dispatch("on_tool_error_callback", "_first")
+    # each middleware is handed what the one before returned
+    on_user_message_callback = _dispatch("on_user_message_callback", "_chain")
+    on_event_callback = _dispatch("on_event_callback", "_chain")
+    after_tool_callback = _dispatch("after_tool_callback", "_chain")
+    # every middleware hears it
+    close = _dispatch("close", "_notify")
+    after_run_callback = _dispatch("after_run_callback", "_notify")
+    on_run_error_callback = _dispatch("on_run_error_callback", "_notify")
+    on_agent_error_callback = _dispatch("on_agent_error_callback", "_notify")
 
     async def before_model_callback(self, **kwargs: Any) -> Any:
         if "after_model_callback" in self._stack:
@@ -327,18 +328,6 @@ class MiddlewarePlugin(BasePlugin):
             return
         target.state_delta.update(written.state_delta)
         written.state_delta.clear()
-
-    async def on_model_error_callback(self, **kwargs: Any) -> Any:
-        return await self._first("on_model_error_callback", kwargs)
-
-    async def before_tool_callback(self, **kwargs: Any) -> Any:
-        return await self._first("before_tool_callback", kwargs)
-
-    async def after_tool_callback(self, **kwargs: Any) -> Any:
-        return await self._chain("after_tool_callback", kwargs)
-
-    async def on_tool_error_callback(self, **kwargs: Any) -> Any:
-        return await self._first("on_tool_error_callback", kwargs)
 
 
 # -- compiling a tree's middleware ---------------------------------------------------------------
