@@ -10,6 +10,7 @@ from typing import Any
 
 from adk_fluent.adk.compile import Compiler, ModelFor
 from adk_fluent.adk.targets import make_compiler, resolve_target
+from adk_fluent.arguments import checked_choice
 from adk_fluent.errors import AdkFluentWarning, BuildError
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import DEFAULT_APP_NAME, CompileTarget, ExecutionConfig, VisibilityMode
@@ -19,12 +20,9 @@ def _visibility_plugin(root: Node, compiler: Compiler, mode: str, filters: bool)
     from adk_fluent.adk.plugins.visibility import VisibilityPlugin
     from adk_fluent.analysis.visibility import infer_visibility_table, silent_internal_agents
 
-    if mode not in ("annotated", "filtered"):
-        raise BuildError(
-            f"unknown visibility mode {mode!r}",
-            field="visibility",
-            hint="use 'annotated' (the default) or 'filtered'.",
-        )
+    checked_choice(
+        mode, None, "visibility", ("annotated", "filtered"), hint="'annotated' is the default."
+    )
     table = infer_visibility_table(root)
     for compiled, original in compiler.renamed.items():
         table[compiled] = table[original]

@@ -134,23 +134,27 @@ def native_ir(
     if node_type is not None and type(agent) is installed_class(type(agent).__name__):
         return _described(agent, node_type, consumes, produces, reads, writes)
     names, llms = _agents_inside(agent)
-    extras: dict[str, Any] = {}
-    if consumes is not None:
-        extras["consumes_type"] = consumes
-    if produces is not None:
-        extras["produces_type"] = produces
-    if reads:
-        extras["reads_keys"] = reads
-    if writes:
-        extras["writes_keys"] = writes
     return NativeAgentNode(
         agent.name,
         agent=agent,
         agent_class=f"{type(agent).__module__}.{type(agent).__qualname__}",
         agent_names=names,
         llm_agents=llms,
-        **extras,
+        **_declared(consumes, produces, reads, writes),
     )
+
+
+def _declared(
+    consumes: Any, produces: Any, reads: frozenset[str], writes: frozenset[str]
+) -> dict[str, Any]:
+    """The node fields of what `.reads()` / `.writes()` declare (those given)."""
+    fields = {
+        "consumes_type": consumes,
+        "produces_type": produces,
+        "reads_keys": reads or None,
+        "writes_keys": writes or None,
+    }
+    return {field: value for field, value in fields.items() if value is not None}
 
 
 def _described(
@@ -183,15 +187,7 @@ def _described(
         read_keys = template_reads(values.get("instruction")) | reads
         output_key = values.get("output_key")
         write_keys = frozenset((output_key,)) if isinstance(output_key, str) else frozenset()
-        write_keys |= writes
-        if consumes is not None:
-            values["consumes_type"] = consumes
-        if produces is not None:
-            values["produces_type"] = produces
-        if read_keys:
-            values["reads_keys"] = read_keys
-        if write_keys:
-            values["writes_keys"] = write_keys
+        values |= _declared(consumes, produces, read_keys, write_keys | writes)
     elif consumes is not None or produces is not None:
         raise BuildError(
             f"reads() / writes() describe a custom agent; {class_name} '{agent.name}' is ADK's "

@@ -247,24 +247,9 @@ class WorkflowCompiler(Compiler):
         return self._graph(node, [(START, choice, routes)])
 
     # -- agent nodes: each runs its children itself ------------------------------------------------
-    def visit_chunked_edge(self, node: ir.ChunkedEdgeNode, around: Around) -> ir.Walk[Around, Any]:
-        return super().visit_chunked_edge(node, around._replace(inside=True))
+    def _agent_node(self, node: ir.Node, around: Around) -> ir.Walk[Around, Any]:
+        """The classic target's agent for the node, its children compiled inside it."""
+        classic: Any = getattr(Compiler, node.VISIT)
+        return classic(self, node, around._replace(inside=True))  # type: ignore[no-any-return]
 
-    def visit_fallback(self, node: ir.FallbackNode, around: Around) -> ir.Walk[Around, Any]:
-        return super().visit_fallback(node, around._replace(inside=True))
-
-    def visit_map_over(self, node: ir.MapOverNode, around: Around) -> ir.Walk[Around, Any]:
-        return super().visit_map_over(node, around._replace(inside=True))
-
-    def visit_timeout(self, node: ir.TimeoutNode, around: Around) -> ir.Walk[Around, Any]:
-        return super().visit_timeout(node, around._replace(inside=True))
-
-    def visit_race(self, node: ir.RaceNode, around: Around) -> ir.Walk[Around, Any]:
-        return super().visit_race(node, around._replace(inside=True))
-
-
-def compile_workflow(
-    root: ir.Node, model_for: ModelFor | None = None, state_schema: Any = None
-) -> Any:
-    """Check the tree, then compile it to an ADK Workflow (ADK 2.x)."""
-    return WorkflowCompiler(root, model_for, state_schema).compile(root)
+    visit_chunked_edge = visit_fallback = visit_map_over = visit_timeout = visit_race = _agent_node

@@ -41,7 +41,7 @@ from typing import Any
 from google.genai import types
 
 from adk_fluent.adk.compat import confirmation_redelivery_accepted
-from adk_fluent.arguments import checked_callable
+from adk_fluent.arguments import checked_callable, checked_some, checked_text
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware
 
@@ -68,15 +68,15 @@ def _tool_names(tools: Any) -> frozenset[str] | None:
     items: Iterable[Any] = (
         (tools,) if isinstance(tools, str) or not isinstance(tools, Iterable) else tools
     )
-    items = list(items)
-    if not items:
-        raise BuildError(
-            "tools is empty, so no call would ever be asked about",
-            agent=NAME,
-            field="tools",
-            hint="name the tools that need approval, e.g. tool_approval(['refund']), or leave "
-            "tools out to ask about every tool.",
-        )
+    items = checked_some(
+        list(items),
+        NAME,
+        "tools",
+        shown="tool_approval(tools)",
+        items="tool",
+        hint="name the tools that need approval, e.g. tool_approval(['refund']), or leave "
+        "tools out to ask about every tool.",
+    )
     names = set()
     for item in items:
         name = _tool_name(item)
@@ -96,10 +96,6 @@ def _tool_names(tools: Any) -> frozenset[str] | None:
             )
         names.add(name)
     return frozenset(names)
-
-
-def _checked_callable(value: Any, field: str, example: str) -> Any:
-    return None if value is None else checked_callable(value, NAME, field, example)
 
 
 async def _value(result: Any) -> Any:
@@ -230,16 +226,21 @@ def tool_approval(
     """A person approves each call of `tools` (names, tool objects or functions; None: every
     tool) before it runs; `policy(tool_name, args) -> bool` decides per call whether to ask."""
     names = _tool_names(tools)
-    _checked_callable(
-        policy,
-        "policy",
-        "policy=lambda tool, args: args.get('amount', 0) > 100 (True: ask a person).",
-    )
-    if (
-        hint is not None
-        and not isinstance(hint, str)
-        and (not callable(hint) or isinstance(hint, type))
-    ):
+    if policy is not None:
+        checked_callable(
+            policy,
+            NAME,
+            "policy",
+            "policy=lambda tool, args: args.get('amount', 0) > 100 (True: ask a person).",
+        )
+    if isinstance(hint, str):
+        checked_text(
+            hint,
+            NAME,
+            "hint",
+            hint="say what the person is approving, or leave hint out for the default.",
+        )
+    elif hint is not None and (not callable(hint) or isinstance(hint, type)):
         raise BuildError(
             f"hint must be text or a function (tool_name, args) -> text, not "
             f"{describe_value(hint)}",
@@ -247,12 +248,5 @@ def tool_approval(
             field="hint",
             hint="hint='Refunds need a manager' or hint=lambda tool, args: f'Refund "
             '{args["amount"]}?\'.',
-        )
-    if isinstance(hint, str) and not hint.strip():
-        raise BuildError(
-            "hint is empty",
-            agent=NAME,
-            field="hint",
-            hint="say what the person is approving, or leave hint out for the default.",
         )
     return ToolApproval(names, policy=policy, hint=hint, scope=scope, priority=priority)

@@ -29,8 +29,7 @@ from google.adk.models.llm_response import LlmResponse
 
 from adk_fluent.adk.compat import invocation_of
 from adk_fluent.adk.plugins.middleware import agent_path
-from adk_fluent.arguments import checked_callable, checked_count, checked_seconds
-from adk_fluent.errors import BuildError, describe_value
+from adk_fluent.arguments import checked_callable, checked_choice, checked_count, checked_seconds
 from adk_fluent.ir.middleware import Middleware
 from adk_fluent.middleware.replies import error_reply, stop_run
 
@@ -129,13 +128,13 @@ class CircuitBreaker(Middleware):
             positive=True,
             hint="reset_after=30.0: seconds the circuit stays open before one call is tried.",
         )
-        if per not in ("model", "app"):
-            raise BuildError(
-                f"per must be 'model' or 'app', got {describe_value(per)}",
-                agent=_NAME,
-                field="per",
-                hint="per='model' keeps a circuit per model name; per='app' one for all models.",
-            )
+        checked_choice(
+            per,
+            _NAME,
+            "per",
+            ("model", "app"),
+            hint="per='model' keeps a circuit per model name; per='app' one for all models.",
+        )
         self.per = per
         self.clock = checked_callable(
             clock, _NAME, "clock", "clock returns seconds, like the default time.monotonic."

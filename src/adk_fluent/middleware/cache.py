@@ -45,7 +45,7 @@ from adk_fluent.adk.bounded import remember
 from adk_fluent.adk.compat import invocation_of
 from adk_fluent.adk.context_view import ContextView
 from adk_fluent.adk.plugins.middleware import model_call
-from adk_fluent.arguments import checked_callable, checked_count
+from adk_fluent.arguments import checked_callable, checked_count, checked_seconds
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware
 from adk_fluent.middleware.replies import METADATA_PREFIX, mark
@@ -376,16 +376,12 @@ def cache(
     (None: no expiry) from `store` (default: an in-process LRU of `max_entries` replies, timed by
     `clock`); `key(llm_request) -> str | None` replaces the default key (None: don't cache)."""
     where = ResponseCache.name
-    if ttl is not None and (
-        isinstance(ttl, bool)
-        or not isinstance(ttl, int | float)
-        or not math.isfinite(ttl)
-        or ttl <= 0
-    ):
-        raise BuildError(
-            f"ttl must be a number of seconds greater than 0, got {describe_value(ttl)}",
-            agent=where,
-            field="ttl",
+    if ttl is not None:
+        checked_seconds(
+            ttl,
+            where,
+            "ttl",
+            positive=True,
             hint="e.g. ttl=300 (five minutes), or ttl=None for no expiry.",
         )
     if key is not None:

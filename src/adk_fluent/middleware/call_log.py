@@ -23,11 +23,12 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from adk_fluent.adk.bounded import remember
 from adk_fluent.adk.compat import invocation_branch
 from adk_fluent.adk.plugins.middleware import agent_path, model_call
+from adk_fluent.arguments import checked_callable
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware
 
@@ -297,6 +298,9 @@ class StructuredLog(CallLog):
 
 
 # -- the factories -------------------------------------------------------------------------------
+_Log = TypeVar("_Log", bound=CallLog)
+
+
 def _logger(logger: Any, name: str) -> logging.Logger | logging.LoggerAdapter[Any]:
     if logger is None:
         return logging.getLogger(DEFAULT_LOGGER)
@@ -328,16 +332,20 @@ def _level(level: Any, name: str) -> int:
     )
 
 
-def _checked(
-    name: str, logger: Any, level: Any, clock: Any, include_content: Any
-) -> tuple[logging.Logger | logging.LoggerAdapter[Any], int]:
-    if not callable(clock):
-        raise BuildError(
-            f"clock must be a function returning seconds, got {describe_value(clock)}",
-            agent=name,
-            field="clock",
-            hint="e.g. clock=time.perf_counter (the default) or a test's fake clock.",
-        )
+def _made(
+    kind: type[_Log],
+    name: str,
+    logger: Any,
+    level: Any,
+    clock: Any,
+    include_content: Any,
+    scope: str | tuple[str, ...] | None,
+    priority: int,
+) -> _Log:
+    """`kind` made from checked arguments (`name`: the factory, for messages)."""
+    checked_callable(
+        clock, name, "clock", "e.g. clock=time.perf_counter (the default) or a test's fake clock."
+    )
     if not isinstance(include_content, bool):
         raise BuildError(
             f"include_content must be True or False, got {describe_value(include_content)}",
@@ -346,7 +354,14 @@ def _checked(
             hint="include_content=True writes replies, tool arguments and results into the "
             "log; the default False keeps every line free of what users and models said.",
         )
-    return _logger(logger, name), _level(level, name)
+    return kind(
+        _logger(logger, name),
+        level=_level(level, name),
+        clock=clock,
+        include_content=include_content,
+        scope=scope,
+        priority=priority,
+    )
 
 
 def log(
@@ -360,15 +375,7 @@ def log(
 ) -> CallLog:
     """A middleware writing one `key=value` line per model call and per tool call to `logger`
     (default: the 'adk_fluent.middleware' logger) at `level` (errors at WARNING or above)."""
-    checked_logger, checked_level = _checked("log", logger, level, clock, include_content)
-    return CallLog(
-        checked_logger,
-        level=checked_level,
-        clock=clock,
-        include_content=include_content,
-        scope=scope,
-        priority=priority,
-    )
+    return _made(CallLog, "log", logger, level, clock, include_content, scope, priority)
 
 
 def structured_log(
@@ -381,14 +388,6 @@ def structured_log(
     include_content: bool = False,
 ) -> StructuredLog:
     """`log()` writing each line as one JSON object (for log pipelines that parse JSON)."""
-    checked_logger, checked_level = _checked(
-        "structured_log", logger, level, clock, include_content
-    )
-    return StructuredLog(
-        checked_logger,
-        level=checked_level,
-        clock=clock,
-        include_content=include_content,
-        scope=scope,
-        priority=priority,
+    return _made(
+        StructuredLog, "structured_log", logger, level, clock, include_content, scope, priority
     )

@@ -23,7 +23,7 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.models.registry import LLMRegistry
 
-from adk_fluent.arguments import checked_exceptions
+from adk_fluent.arguments import checked_exceptions, checked_some
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import FALLBACK_KEY, Middleware
 from adk_fluent.middleware.replies import METADATA_PREFIX, mark
@@ -84,14 +84,15 @@ class FallbackModel(Middleware):
         scope: str | tuple[str, ...] | None = None,
         priority: int = -5,
     ) -> None:
-        if not models:
-            raise BuildError(
-                "fallback_model needs at least one model to fall back to",
-                agent=_NAME,
-                field="models",
-                hint="fallback_model('gemini-2.5-flash') or fallback_model(backup_llm, "
-                "'gemini-2.5-flash-lite'), tried in that order.",
-            )
+        checked_some(
+            models,
+            _NAME,
+            "models",
+            shown="fallback_model()",
+            items="model to fall back to",
+            hint="fallback_model('gemini-2.5-flash') or fallback_model(backup_llm, "
+            "'gemini-2.5-flash-lite'), tried in that order.",
+        )
         self.models: tuple[BaseLlm | str, ...] = tuple(
             _checked_model(model, index) for index, model in enumerate(models)
         )

@@ -31,7 +31,6 @@ into the reply's event: adk/plugins/middleware.py.)
 from __future__ import annotations
 
 import asyncio
-import math
 import time
 import weakref
 from collections import OrderedDict
@@ -41,8 +40,8 @@ from typing import Any, Literal
 
 from adk_fluent.adk.bounded import remember
 from adk_fluent.adk.plugins.middleware import agent_path, model_call
-from adk_fluent.arguments import checked_callable
-from adk_fluent.errors import BuildError, describe_value, did_you_mean
+from adk_fluent.arguments import checked_callable, checked_choice, checked_count, checked_number
+from adk_fluent.errors import BuildError
 from adk_fluent.ir.middleware import Middleware
 from adk_fluent.middleware.replies import error_reply, mark, stop_run
 
@@ -77,42 +76,6 @@ def reply_tokens(response: Any) -> int | None:
         )
     )
     return sum(count for count in counts if isinstance(count, int))
-
-
-def _is_number(value: Any) -> bool:
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and math.isfinite(float(value))
-    )
-
-
-def _positive(value: Any, where: str, field: str, hint: str, *, whole: bool = False) -> None:
-    kind = "a whole number" if whole else "a number"
-    if not _is_number(value) or (whole and not isinstance(value, int)):
-        raise BuildError(
-            f"{field} must be {kind} greater than 0, got {describe_value(value)}",
-            agent=where,
-            field=field,
-            hint=hint,
-        )
-    if value <= 0:
-        raise BuildError(
-            f"{field} must be greater than 0, got {value!r}", agent=where, field=field, hint=hint
-        )
-
-
-def _choice(value: Any, choices: tuple[str, ...], where: str, field: str) -> None:
-    if isinstance(value, str) and value in choices:
-        return
-    shown = " or ".join(repr(c) for c in choices)
-    close = did_you_mean(value, choices) if isinstance(value, str) else None
-    raise BuildError(
-        f"{field} must be {shown}, got {describe_value(value)}",
-        agent=where,
-        field=field,
-        hint=close or f"{field}={choices[0]!r} (the default) or {field}={choices[1]!r}.",
-    )
 
 
 # -- rate_limiter -----------------------------------------------------------------------------
@@ -284,20 +247,22 @@ def rate_limiter(
             "rate_limiter(tokens_per_minute=100_000).",
         )
     if calls_per_second is not None:
-        _positive(
+        checked_number(
             calls_per_second,
             where,
             "calls_per_second",
-            "e.g. calls_per_second=5, or 0.5 for one call every two seconds.",
+            positive=True,
+            hint="e.g. calls_per_second=5, or 0.5 for one call every two seconds.",
         )
     if tokens_per_minute is not None:
-        _positive(
+        checked_number(
             tokens_per_minute,
             where,
             "tokens_per_minute",
-            "e.g. tokens_per_minute=100_000 (the model's quota).",
+            positive=True,
+            hint="e.g. tokens_per_minute=100_000 (the model's quota).",
         )
-    _choice(per, ("model", "app"), where, "per")
+    checked_choice(per, where, "per", ("model", "app"), hint="per='model' is the default.")
     if burst is not None:
         if calls_per_second is None:
             raise BuildError(
@@ -307,12 +272,13 @@ def rate_limiter(
                 hint="add calls_per_second=..., or drop burst (a token limit already lets "
                 "one minute's worth of tokens go at once).",
             )
-        _positive(
+        checked_count(
             burst,
             where,
             "burst",
-            "burst=1 (the default) spaces calls evenly; burst=5 lets 5 go at once after a pause.",
-            whole=True,
+            least=1,
+            hint="burst=1 (the default) spaces calls evenly; burst=5 lets 5 go at once after a "
+            "pause.",
         )
     checked_callable(clock, where, "clock", "a function returning seconds, e.g. time.monotonic.")
     checked_callable(sleep, where, "sleep", "an async function of seconds, e.g. asyncio.sleep.")
@@ -329,10 +295,6 @@ def rate_limiter(
 
 
 # -- token_budget -----------------------------------------------------------------------------
-def _whole(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 class TokenBudget(Middleware):
     """Refuses model calls once `max_tokens` are spent in the session or the invocation (see
     the module docstring); `state_key` is where the spend is recorded."""
@@ -360,7 +322,8 @@ class TokenBudget(Middleware):
         """Tokens spent so far in this session (per="session") or invocation."""
         if self.per == "invocation":
             return self._invocations.get(callback_context.invocation_id, 0)
-        return _whole(callback_context.state.get(self.state_key, 0))
+        spent = callback_context.state.get(self.state_key, 0)
+        return spent if isinstance(spent, int) and not isinstance(spent, bool) else 0
 
     async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> Any:
         spent = self.spent(callback_context)
@@ -414,12 +377,14 @@ def token_budget(
     """Middleware that stops the run with a TOKEN_BUDGET_EXCEEDED error event once the model
     replies of the session (per="session") or of the turn (per="invocation") cost `max_tokens`."""
     where = TokenBudget.name
-    _positive(
+    checked_count(
         max_tokens,
         where,
         "max_tokens",
-        "e.g. token_budget(50_000): the tokens (prompt + reply) the model calls may cost.",
-        whole=True,
+        least=1,
+        hint="e.g. token_budget(50_000): the tokens (prompt + reply) the model calls may cost.",
     )
-    _choice(per, ("session", "invocation"), where, "per")
+    checked_choice(
+        per, where, "per", ("session", "invocation"), hint="per='session' is the default."
+    )
     return TokenBudget(max_tokens, per=per, scope=scope, priority=priority)

@@ -187,7 +187,7 @@ def test_temp_keys_are_judged_by_the_installed_adk_unless_told_otherwise():
     ("target", "message"),
     [
         ("1.2.0", "target_adk '1.2.0' is older than google-adk 1.25.0"),
-        ("2", "target_adk must be a google-adk release, not '2'"),
+        ("2", "target_adk must be a google-adk release, not str '2'"),
         ("2.x", "target_adk must be a google-adk release"),
     ],
 )

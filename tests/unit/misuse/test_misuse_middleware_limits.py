@@ -31,7 +31,7 @@ def _key_returning(value):
 CASES = [
     # rate_limiter
     case("mw-limits-rate-no-limit", lambda: rate_limiter(), "rate_limiter", "calls_per_second"),
-    case("mw-limits-rate-cps-zero", lambda: rate_limiter(0), "calls_per_second", "greater than 0"),
+    case("mw-limits-rate-cps-zero", lambda: rate_limiter(0), "calls_per_second", "more than 0"),
     case("mw-limits-rate-cps-negative", lambda: rate_limiter(-2), "calls_per_second", "-2"),
     case("mw-limits-rate-cps-text", lambda: rate_limiter("5"), "calls_per_second", "str"),
     case("mw-limits-rate-cps-bool", lambda: rate_limiter(True), "calls_per_second", "True"),
@@ -40,7 +40,7 @@ CASES = [
         "mw-limits-rate-tpm-zero",
         lambda: rate_limiter(tokens_per_minute=0),
         "tokens_per_minute",
-        "greater than 0",
+        "more than 0",
     ),
     case(
         "mw-limits-rate-tpm-inf",
@@ -52,10 +52,15 @@ CASES = [
         "mw-limits-rate-per-session",
         lambda: rate_limiter(1, per="session"),
         "per",
-        "'model' or 'app'",
+        "'model', 'app'",
     ),
     case("mw-limits-rate-per-typo", lambda: rate_limiter(1, per="modle"), "per", "did you mean"),
-    case("mw-limits-rate-burst-zero", lambda: rate_limiter(1, burst=0), "burst", "greater than 0"),
+    case(
+        "mw-limits-rate-burst-zero",
+        lambda: rate_limiter(1, burst=0),
+        "burst",
+        "positive whole number",
+    ),
     case("mw-limits-rate-burst-float", lambda: rate_limiter(1, burst=1.5), "burst", "whole"),
     case(
         "mw-limits-rate-burst-without-calls",
@@ -77,7 +82,7 @@ CASES = [
         "mw-limits-budget-per-turn",
         lambda: token_budget(100, per="turn"),
         "per",
-        "'session' or 'invocation'",
+        "'session', 'invocation'",
     ),
     case(
         "mw-limits-budget-per-typo",

@@ -27,7 +27,13 @@ def _stored_user_event():
 
 CASES = [
     # tool_approval
-    case("mw-approval-tools-empty", lambda: tool_approval([]), "tool_approval", "tools", "empty"),
+    case(
+        "mw-approval-tools-empty",
+        lambda: tool_approval([]),
+        "tool_approval",
+        "tools",
+        "at least one",
+    ),
     case("mw-approval-tools-number", lambda: tool_approval([refund, 42]), "tools", "42"),
     case("mw-approval-tools-lambda", lambda: tool_approval([lambda x: x]), "tools", "lambda"),
     case("mw-approval-tools-empty-name", lambda: tool_approval([""]), "tools", "''"),

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import inspect
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
@@ -55,9 +56,6 @@ CHAINED = {
     "after_tool_callback": "result",
     "on_event_callback": "event",
 }
-NOTIFICATIONS = frozenset(
-    {"after_run_callback", "close", "on_agent_error_callback", "on_run_error_callback"}
-)
 
 
 def _context_agent(kwargs: dict[str, Any]) -> str | None:
@@ -154,6 +152,17 @@ def _awaitable(fn: Callable[..., Any]) -> Callable[..., Any]:
     return called
 
 
+def _dispatch(callback: str, how: str) -> Callable[..., Any]:
+    """The plugin method for ADK's `callback`: MiddlewarePlugin.`how` (_first, _chain or
+    _notify) runs the stack for it."""
+
+    async def method(self: MiddlewarePlugin, **kwargs: Any) -> Any:
+        return await getattr(self, how)(callback, kwargs)
+
+    method.__name__ = method.__qualname__ = callback
+    return method
+
+
 class MiddlewarePlugin(BasePlugin):
     """Runs a sorted middleware stack from ADK's plugin callbacks (the module says in which
     order and with what rules), then the `tail` plugins (adk-fluent's own)."""
@@ -206,9 +215,23 @@ class MiddlewarePlugin(BasePlugin):
         """The middleware in the order they run."""
         return tuple(entry.middleware for entry in self.entries)
 
-    def _agent(self, callback: str, kwargs: dict[str, Any]) -> str | None:
+    def _matching(self, callback: str, kwargs: dict[str, Any]) -> list[Callable[..., Any]]:
+        """The stack's methods for `callback` whose scope holds the agent it runs for."""
+        stack = self._stack.get(callback)
+        if not stack:
+            return []
         of = _AGENT_OF.get(callback)
-        return of(kwargs) if of is not None else None
+        agent = of(kwargs) if of is not None else None
+        return [fn for fn, agents in stack if agents is None or agent in agents]
+
+    @contextmanager
+    def _serving(self) -> Iterator[None]:
+        """agent_path() / agent_facts() answer from this plugin while its middleware run."""
+        token = _current.set(self)
+        try:
+            yield
+        finally:
+            _current.reset(token)
 
     async def _tail(self, callback: str, kwargs: dict[str, Any]) -> Any:
         for method in self._tails[callback]:
@@ -218,82 +241,51 @@ class MiddlewarePlugin(BasePlugin):
         return None
 
     async def _first(self, callback: str, kwargs: dict[str, Any]) -> Any:
-        stack = self._stack.get(callback)
-        if stack:
-            agent = self._agent(callback, kwargs)
-            token = _current.set(self)
-            try:
-                for fn, agents in stack:
-                    if agents is None or agent in agents:
-                        result = await fn(**kwargs)
-                        if result is not None:
-                            return result
-            finally:
-                _current.reset(token)
+        with self._serving():
+            for fn in self._matching(callback, kwargs):
+                result = await fn(**kwargs)
+                if result is not None:
+                    return result
         return await self._tail(callback, kwargs)
 
     async def _chain(self, callback: str, kwargs: dict[str, Any]) -> Any:
-        stack = self._stack.get(callback)
         key = CHAINED[callback]
         changed = False
-        if stack:
-            agent = self._agent(callback, kwargs)
-            token = _current.set(self)
-            try:
-                for fn, agents in stack:
-                    if agents is None or agent in agents:
-                        result = await fn(**kwargs)
-                        if result is not None:
-                            kwargs = {**kwargs, key: result}
-                            changed = True
-            finally:
-                _current.reset(token)
+        with self._serving():
+            for fn in self._matching(callback, kwargs):
+                result = await fn(**kwargs)
+                if result is not None:
+                    kwargs = {**kwargs, key: result}
+                    changed = True
         final = await self._tail(callback, kwargs)
         if final is not None:
             return final
         return kwargs[key] if changed else None
 
     async def _notify(self, callback: str, kwargs: dict[str, Any]) -> None:
-        stack = self._stack.get(callback)
-        if stack:
-            agent = self._agent(callback, kwargs)
-            token = _current.set(self)
-            try:
-                for fn, agents in stack:
-                    if agents is None or agent in agents:
-                        await fn(**kwargs)
-            finally:
-                _current.reset(token)
+        with self._serving():
+            for fn in self._matching(callback, kwargs):
+                await fn(**kwargs)
         for method in self._tails[callback]:
             await method(**kwargs)
 
     # -- ADK's plugin callbacks (all 15: an ADK without one never calls it) ----------------------
-    async def on_user_message_callback(self, **kwargs: Any) -> Any:
-        return await self._chain("on_user_message_callback", kwargs)
-
-    async def before_run_callback(self, **kwargs: Any) -> Any:
-        return await self._first("before_run_callback", kwargs)
-
-    async def on_event_callback(self, **kwargs: Any) -> Any:
-        return await self._chain("on_event_callback", kwargs)
-
-    async def after_run_callback(self, **kwargs: Any) -> None:
-        await self._notify("after_run_callback", kwargs)
-
-    async def on_run_error_callback(self, **kwargs: Any) -> None:
-        await self._notify("on_run_error_callback", kwargs)
-
-    async def close(self) -> None:
-        await self._notify("close", {})
-
-    async def before_agent_callback(self, **kwargs: Any) -> Any:
-        return await self._first("before_agent_callback", kwargs)
-
-    async def after_agent_callback(self, **kwargs: Any) -> Any:
-        return await self._first("after_agent_callback", kwargs)
-
-    async def on_agent_error_callback(self, **kwargs: Any) -> None:
-        await self._notify("on_agent_error_callback", kwargs)
+    # the first answer wins
+    before_run_callback = _dispatch("before_run_callback", "_first")
+    before_agent_callback = _dispatch("before_agent_callback", "_first")
+    after_agent_callback = _dispatch("after_agent_callback", "_first")
+    on_model_error_callback = _dispatch("on_model_error_callback", "_first")
+    before_tool_callback = _dispatch("before_tool_callback", "_first")
+    on_tool_error_callback = _dispatch("on_tool_error_callback", "_first")
+    # each middleware is handed what the one before returned
+    on_user_message_callback = _dispatch("on_user_message_callback", "_chain")
+    on_event_callback = _dispatch("on_event_callback", "_chain")
+    after_tool_callback = _dispatch("after_tool_callback", "_chain")
+    # every middleware hears it
+    close = _dispatch("close", "_notify")
+    after_run_callback = _dispatch("after_run_callback", "_notify")
+    on_run_error_callback = _dispatch("on_run_error_callback", "_notify")
+    on_agent_error_callback = _dispatch("on_agent_error_callback", "_notify")
 
     async def before_model_callback(self, **kwargs: Any) -> Any:
         if "after_model_callback" in self._stack:
@@ -336,18 +328,6 @@ class MiddlewarePlugin(BasePlugin):
             return
         target.state_delta.update(written.state_delta)
         written.state_delta.clear()
-
-    async def on_model_error_callback(self, **kwargs: Any) -> Any:
-        return await self._first("on_model_error_callback", kwargs)
-
-    async def before_tool_callback(self, **kwargs: Any) -> Any:
-        return await self._first("before_tool_callback", kwargs)
-
-    async def after_tool_callback(self, **kwargs: Any) -> Any:
-        return await self._chain("after_tool_callback", kwargs)
-
-    async def on_tool_error_callback(self, **kwargs: Any) -> Any:
-        return await self._first("on_tool_error_callback", kwargs)
 
 
 # -- compiling a tree's middleware ---------------------------------------------------------------

@@ -21,7 +21,8 @@ from adk_fluent.analysis.contracts.report import (
     Satisfied,
     Severity,
 )
-from adk_fluent.errors import BuildError, ContractError, did_you_mean
+from adk_fluent.arguments import checked_choice
+from adk_fluent.errors import BuildError, ContractError, describe_value, did_you_mean
 from adk_fluent.ir.nodes import LlmAgentNode, Node, iter_paths, walk
 from adk_fluent.ir.options import StrictOptions, VisibilityMode
 from adk_fluent.ir.state_keys import check_key
@@ -47,11 +48,13 @@ class CheckContext:
         self.installed_adk = target_adk is None
         self.target_version = _checked_target(target_adk) or installed_adk
         self._installed_behaviour = installed_behaviour
-        if visibility_mode not in (None, *get_args(VisibilityMode)):
-            raise BuildError(
-                f"unknown visibility mode {_short(visibility_mode)}",
-                field="visibility_mode",
-                hint="use 'annotated' (the default) or 'filtered'.",
+        if visibility_mode is not None:
+            checked_choice(
+                visibility_mode,
+                None,
+                "visibility_mode",
+                get_args(VisibilityMode),
+                hint="'annotated' is the default.",
             )
         self.visibility_mode = visibility_mode or "annotated"
 
@@ -143,9 +146,8 @@ def checked_schema(schema: Any, *, agent: str | None = None) -> Any:
         isinstance(schema, type) and all(callable(getattr(schema, n, None)) for n in protocol)
     ):
         return schema
-    what = f"the class {schema.__name__}" if isinstance(schema, type) else _short(schema)
     raise BuildError(
-        f"schema must be a StateSchema subclass, not {what}",
+        f"schema must be a StateSchema subclass, not {describe_value(schema)}",
         agent=agent,
         field="schema",
         hint="declare the state's keys in one (class State(StateSchema): intent: str); a "
@@ -159,7 +161,7 @@ def initial_key_names(keys: Any, *, agent: str | None = None) -> tuple[str, ...]
     if isinstance(keys, str) or not isinstance(keys, Iterable):
         example = repr([keys]) if isinstance(keys, str) else "['tenant']"
         raise BuildError(
-            f"initial_keys must be a list of state keys, not {_short(keys)}",
+            f"initial_keys must be a list of state keys, not {describe_value(keys)}",
             agent=agent,
             field="initial_keys",
             hint=f"e.g. initial_keys={example}, or leave it out when the run starts empty.",
@@ -201,19 +203,10 @@ def _checked_target(target_adk: Any) -> str | None:
     )
     example = f"'{target_adk}.0.0'" if major_only else "'1.25.0'"
     raise BuildError(
-        f"target_adk must be a google-adk release, not {_short(target_adk)}",
+        f"target_adk must be a google-adk release, not {describe_value(target_adk)}",
         field="target_adk",
         hint=f"e.g. target_adk={example}, or leave it out to judge by the installed google-adk.",
     )
-
-
-def _short(value: Any) -> str:
-    text = (
-        repr(value)
-        if isinstance(value, str) or value is None
-        else f"{type(value).__name__} {value!r}"
-    )
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _satisfied(records: list[ReadRecord], subject: Any) -> tuple[Satisfied, ...]:

@@ -20,12 +20,12 @@ what the user relies on.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from adk_fluent.errors import BuildError, did_you_mean
+from adk_fluent.arguments import checked_function
+from adk_fluent.errors import BuildError, describe_value, did_you_mean
 
 if TYPE_CHECKING:
     from adk_fluent.analysis.contracts.report import Issue
@@ -71,7 +71,7 @@ def register_check(
         )
     if name is not None and (not isinstance(name, str) or not name):
         raise BuildError(
-            f"a check's name must be non-empty text, not {_short(name)}",
+            f"a check's name must be non-empty text, not {describe_value(name)}",
             field="register_check",
             hint="e.g. @register_check('no-shouting'), or @register_check() for the function's name.",
         )
@@ -82,16 +82,18 @@ def register_check(
         if not callable(fn) or not check_name:
             raise BuildError(
                 f"check {check_name or name!r} must be a function of the CheckContext, "
-                f"not {_short(fn)}",
+                f"not {describe_value(fn)}",
                 field="register_check",
                 hint="decorate a function: def my_check(ctx): yield ctx.issue(...).",
             )
-        if not _takes_context(fn):
-            raise BuildError(
-                f"check {check_name!r} must take the CheckContext as its one argument",
-                field="register_check",
-                hint="define it as def my_check(ctx): ... (ctx: root, flow, schema, issue()).",
-            )
+        checked_function(
+            fn,
+            None,
+            "register_check",
+            takes=1,
+            what=f"check {check_name!r}",
+            hint="define it as def my_check(ctx): ... (ctx: root, flow, schema, issue()).",
+        )
         builtin = getattr(fn, "__module__", "") or ""
         if builtin == _BUILTIN_MODULES or builtin.startswith(_BUILTIN_MODULES + "."):
             _BUILTIN.add(check_name)
@@ -120,17 +122,6 @@ def register_check(
     return decorate
 
 
-def _takes_context(fn: Callable[..., Any]) -> bool:
-    """Whether `fn(ctx)` binds (a callable whose signature cannot be read gets the benefit)."""
-    try:
-        inspect.signature(fn).bind(object())
-    except TypeError:
-        return False
-    except ValueError:
-        return True
-    return True
-
-
 def _code_names(codes: Any) -> tuple[str, ...]:
     """`codes` as a tuple of issue codes; a lone str is refused (it would split into letters)."""
     names = tuple(codes) if isinstance(codes, Iterable) and not isinstance(codes, str) else None
@@ -138,15 +129,10 @@ def _code_names(codes: Any) -> tuple[str, ...]:
         return names
     example = f"({codes!r},)" if isinstance(codes, str) else "('shouting',)"
     raise BuildError(
-        f"codes must be a list of issue codes, not {_short(codes)}",
+        f"codes must be a list of issue codes, not {describe_value(codes)}",
         field="codes",
         hint=f"e.g. codes={example}: the codes the check's issues may carry.",
     )
-
-
-def _short(value: Any) -> str:
-    text = f"{type(value).__name__} {value!r}"
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def unregister_check(name: str) -> None:
@@ -168,7 +154,7 @@ def select_checks(names: Iterable[str] | None) -> tuple[CheckSpec, ...]:
         return registered_checks()
     if isinstance(names, str) or not isinstance(names, Iterable):  # a str would split into letters
         raise BuildError(
-            f"checks must be a list of check names, not {_short(names)}",
+            f"checks must be a list of check names, not {describe_value(names)}",
             field="checks",
             hint=f"e.g. checks=[{names!r}]; registered: {', '.join(_REGISTRY)}.",
         )
@@ -179,7 +165,7 @@ def select_checks(names: Iterable[str] | None) -> tuple[CheckSpec, ...]:
             raise BuildError(
                 f"no contract check named {name!r}"
                 if isinstance(name, str)
-                else f"a check name must be text, not {_short(name)}",
+                else f"a check name must be text, not {describe_value(name)}",
                 field="checks",
                 hint=close or f"registered: {', '.join(_REGISTRY)}.",
             )

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, cast
 
+from adk_fluent.arguments import checked_text
 from adk_fluent.errors import BuildError, describe_value, did_you_mean
 from adk_fluent.ir.prices import Prices, checked_prices
 
@@ -44,17 +45,14 @@ _TOKENS_PER_CHUNK = {"sentence": 25.0, "line": 15.0, "paragraph": 120.0}
 
 
 # -- the assumptions ----------------------------------------------------------------------------
-def _is_number(value: Any) -> bool:
-    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
-
-
 def _count(
     value: Any, field_name: str, key: str | None = None, *, at_most: float | None = None
 ) -> float:
     """A non-negative finite number (or a probability when at_most=1), else a BuildError."""
     shown = f"{field_name}[{key!r}]" if key is not None else field_name
     what = "a probability between 0 and 1" if at_most == 1 else "a number, 0 or more"
-    if not _is_number(value) or value < 0 or (at_most is not None and value > at_most):
+    number = not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+    if not number or value < 0 or (at_most is not None and value > at_most):
         raise BuildError(
             f"{shown} must be {what}, not {describe_value(value)}",
             agent=_agent_label(field_name, key),
@@ -176,13 +174,13 @@ class TrafficAssumptions:
             "tool_calls": _named(tool_calls, "tool_calls"),
             "chunks": _named(chunks, "chunks"),
         }
-        if not isinstance(default_model, str) or not default_model.strip():
-            raise BuildError(
-                f"default_model must be a model name, not {describe_value(default_model)}",
-                field="default_model",
-                hint="the model of agents that name none, e.g. default_model='gemini-2.5-flash'.",
-            )
-        values["default_model"] = default_model
+        values["default_model"] = checked_text(
+            default_model,
+            None,
+            "default_model",
+            what="a model name",
+            hint="the model of agents that name none, e.g. default_model='gemini-2.5-flash'.",
+        )
         if prices is not None and not isinstance(prices, Prices | Mapping):
             raise BuildError(
                 f"prices must be a Prices table or a dict of model name -> ModelPrice, not "

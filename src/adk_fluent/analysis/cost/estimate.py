@@ -19,10 +19,8 @@ from adk_fluent.analysis.cost.report import CostModel, NodeCost
 from adk_fluent.errors import BuildError, describe_value, did_you_mean
 from adk_fluent.ir.model_selection import ModelSelectorNode, SelectionInput, select_model
 from adk_fluent.ir.nodes import (
-    BoundaryNode,
     ChunkedEdgeNode,
     FallbackNode,
-    GateNode,
     LlmAgentNode,
     LoopAgentNode,
     MapOverNode,
@@ -33,10 +31,6 @@ from adk_fluent.ir.nodes import (
     RaceNode,
     RemoteAgentNode,
     RouteNode,
-    SequentialAgentNode,
-    TapNode,
-    TimeoutNode,
-    TransformNode,
     UntilNode,
     Walk,
 )
@@ -145,17 +139,12 @@ class _TreeNames(NodeVisitor[None, None]):
             for key in _rule_keys(node, index):
                 self.branches.update((key, f"{node.name}/{key}"))
 
-    # nothing in the assumptions is keyed by these nodes' names
-    def visit_sequential_agent(self, node: SequentialAgentNode, ctx: None) -> None: ...
-    def visit_parallel_agent(self, node: ParallelAgentNode, ctx: None) -> None: ...
-    def visit_until(self, node: UntilNode, ctx: None) -> None: ...
-    def visit_transform(self, node: TransformNode, ctx: None) -> None: ...
-    def visit_gate(self, node: GateNode, ctx: None) -> None: ...
-    def visit_tap(self, node: TapNode, ctx: None) -> None: ...
-    def visit_timeout(self, node: TimeoutNode, ctx: None) -> None: ...
-    def visit_race(self, node: RaceNode, ctx: None) -> None: ...
-    def visit_remote_agent(self, node: RemoteAgentNode, ctx: None) -> None: ...
-    def visit_boundary(self, node: BoundaryNode, ctx: None) -> None: ...
+    def _unnamed(self, node: Node, ctx: None) -> None:
+        """Nothing in the assumptions is keyed by these nodes' names."""
+
+    visit_sequential_agent = visit_parallel_agent = visit_until = visit_transform = _unnamed
+    visit_gate = visit_tap = visit_timeout = visit_race = visit_remote_agent = _unnamed
+    visit_boundary = _unnamed
 
     def known(self, field_name: str) -> set[str]:
         return {
@@ -242,27 +231,16 @@ class _Estimate(NodeVisitor[_At, None]):
             "service that serves it, not counted here"
         )
 
-    # zero-cost steps and gates call no model
-    def visit_transform(self, node: TransformNode, at: _At) -> None:
-        return None
+    def _free(self, node: Node, at: _At) -> None:
+        """Zero-cost steps and gates call no model."""
 
-    def visit_tap(self, node: TapNode, at: _At) -> None:
-        return None
+    visit_transform = visit_tap = visit_until = visit_gate = _free
 
-    def visit_until(self, node: UntilNode, at: _At) -> None:
-        return None
-
-    def visit_gate(self, node: GateNode, at: _At) -> None:
-        return None
-
-    def visit_sequential_agent(self, node: SequentialAgentNode, at: _At) -> Walk[_At, None]:
+    def _each_once(self, node: Node, at: _At) -> Walk[_At, None]:
+        """A pipeline, timeout or boundary runs each child once per run of its own."""
         return self.children(node.children, at.path(node), at.runs)
 
-    def visit_timeout(self, node: TimeoutNode, at: _At) -> Walk[_At, None]:
-        return self.children(node.children, at.path(node), at.runs)
-
-    def visit_boundary(self, node: BoundaryNode, at: _At) -> Walk[_At, None]:
-        return self.children(node.children, at.path(node), at.runs)
+    visit_sequential_agent = visit_timeout = visit_boundary = _each_once
 
     def visit_parallel_agent(self, node: ParallelAgentNode, at: _At) -> Walk[_At, None]:
         if node.join is not None:

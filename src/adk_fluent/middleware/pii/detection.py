@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from adk_fluent.arguments import checked_text
 from adk_fluent.errors import AdkFluentError, BuildError, describe_value, did_you_mean
 from adk_fluent.middleware.pii.names import NAME
 
@@ -260,13 +261,13 @@ def user_patterns(patterns: Any) -> list[_Pattern]:
     if isinstance(patterns, Mapping):
         chosen = dict(BUILTIN_PATTERNS)
         for name, regex in patterns.items():
-            if not isinstance(name, str) or not name.strip():
-                raise BuildError(
-                    f"a pattern's name must be a non-empty string, not {describe_value(name)}",
-                    agent=NAME,
-                    field="patterns",
-                    hint="the name is the kind shown in the placeholder, e.g. 'order_id'.",
-                )
+            checked_text(
+                name,
+                NAME,
+                "patterns",
+                shown="a pattern's name",
+                hint="the name is the kind shown in the placeholder, e.g. 'order_id'.",
+            )
             if regex is None:  # removes a built-in
                 if name not in BUILTIN_PATTERNS:
                     raise BuildError(

@@ -7,7 +7,8 @@ from collections import Counter, OrderedDict
 from typing import Any
 
 from adk_fluent.adk.artifact_content import content_as_part
-from adk_fluent.errors import BuildError, describe_value, did_you_mean
+from adk_fluent.arguments import checked_callable, checked_choice, checked_instance
+from adk_fluent.errors import BuildError
 from adk_fluent.ir.middleware import Middleware
 from adk_fluent.middleware.pii.content import (
     counted,
@@ -215,14 +216,13 @@ def pii_filter(
     a function text -> [(start, end, kind)] used as well; `keep_original`: where the user's
     original message lives ("nowhere", "store" or "artifact", see the module docstring)."""
     chosen = user_patterns(patterns)
-    if detector is not None and (not callable(detector) or isinstance(detector, type)):
-        raise BuildError(
-            f"detector must be a function text -> [(start, end, kind)], not "
-            f"{describe_value(detector)}",
-            agent=NAME,
-            field="detector",
-            hint="e.g. detector=lambda text: [(m.start(), m.end(), 'name') for m in "
-            "NAMES.finditer(text)].",
+    if detector is not None:
+        checked_callable(
+            detector,
+            NAME,
+            "detector",
+            "a function text -> [(start, end, kind)], e.g. detector=lambda text: "
+            "[(m.start(), m.end(), 'name') for m in NAMES.finditer(text)].",
         )
     if not chosen and detector is None:
         raise BuildError(
@@ -231,13 +231,14 @@ def pii_filter(
             field="patterns",
             hint="leave patterns out for the built-ins, or pass detector=... with patterns=().",
         )
-    if not isinstance(replacement, str):
-        raise BuildError(
-            f"replacement must be a string, not {describe_value(replacement)}",
-            agent=NAME,
-            field="replacement",
-            hint="e.g. replacement='[{kind}]' or replacement='***'.",
-        )
+    checked_instance(
+        replacement,
+        NAME,
+        "replacement",
+        str,
+        what="a str",
+        hint="e.g. replacement='[{kind}]' or replacement='***'.",
+    )
     try:
         replacement.format(kind="email")
     except (KeyError, IndexError, ValueError, AttributeError) as error:
@@ -248,19 +249,13 @@ def pii_filter(
             hint="use {kind} for the kind of data ('[{kind}]'), and write a literal brace "
             "as {{ or }}.",
         ) from None
-    if keep_original not in KEEP_ORIGINAL:
-        raise BuildError(
-            f"keep_original must be one of {', '.join(KEEP_ORIGINAL)}, not "
-            f"{describe_value(keep_original)}",
-            agent=NAME,
-            field="keep_original",
-            hint=(
-                did_you_mean(keep_original, KEEP_ORIGINAL)
-                if isinstance(keep_original, str)
-                else None
-            )
-            or "'nowhere' (the default) redacts the user's message before it is stored.",
-        )
+    checked_choice(
+        keep_original,
+        NAME,
+        "keep_original",
+        KEEP_ORIGINAL,
+        hint="'nowhere' (the default) redacts the user's message before it is stored.",
+    )
     if scope is not None and keep_original != "store":
         raise BuildError(
             f"a scoped pii_filter cannot redact the user's message (it belongs to the whole "
