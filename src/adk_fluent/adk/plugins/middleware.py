@@ -241,31 +241,37 @@ class MiddlewarePlugin(BasePlugin):
         return None
 
     async def _first(self, callback: str, kwargs: dict[str, Any]) -> Any:
-        with self._serving():
-            for fn in self._matching(callback, kwargs):
-                result = await fn(**kwargs)
-                if result is not None:
-                    return result
+        fns = self._matching(callback, kwargs)
+        if fns:  # a callback no middleware has costs no context switch (every event's path)
+            with self._serving():
+                for fn in fns:
+                    result = await fn(**kwargs)
+                    if result is not None:
+                        return result
         return await self._tail(callback, kwargs)
 
     async def _chain(self, callback: str, kwargs: dict[str, Any]) -> Any:
         key = CHAINED[callback]
         changed = False
-        with self._serving():
-            for fn in self._matching(callback, kwargs):
-                result = await fn(**kwargs)
-                if result is not None:
-                    kwargs = {**kwargs, key: result}
-                    changed = True
+        fns = self._matching(callback, kwargs)
+        if fns:
+            with self._serving():
+                for fn in fns:
+                    result = await fn(**kwargs)
+                    if result is not None:
+                        kwargs = {**kwargs, key: result}
+                        changed = True
         final = await self._tail(callback, kwargs)
         if final is not None:
             return final
         return kwargs[key] if changed else None
 
     async def _notify(self, callback: str, kwargs: dict[str, Any]) -> None:
-        with self._serving():
-            for fn in self._matching(callback, kwargs):
-                await fn(**kwargs)
+        fns = self._matching(callback, kwargs)
+        if fns:
+            with self._serving():
+                for fn in fns:
+                    await fn(**kwargs)
         for method in self._tails[callback]:
             await method(**kwargs)
 
