@@ -52,7 +52,19 @@ def _tool_name(tool: Any) -> str:
     return str(getattr(tool, "__name__", type(tool).__name__))
 
 
-def _nodes(node: Node, path: str, found: list[dict[str, Any]]) -> None:
+def _nodes(root: Node, path: str, found: list[dict[str, Any]]) -> None:
+    """Each node's entry, parents first, on a stack of its own (a tree of any depth)."""
+    stack = [(root, path)]
+    while stack:
+        node, path = stack.pop()
+        found.append(_entry(node, path))
+        below = [(child, f"{path}/{child.name}") for child in node.children]
+        # agent tools: their own trees, under the calling agent
+        below += [(tree, f"{path}/[tool]{tree.name}") for tree in node.attached]
+        stack.extend(reversed(below))
+
+
+def _entry(node: Node, path: str) -> dict[str, Any]:
     entry: dict[str, Any] = {"path": path, "kind": kind_of(node)}
     fields = node.set_fields()
     for field in _TEXT_FIELDS:
@@ -66,11 +78,7 @@ def _nodes(node: Node, path: str, found: list[dict[str, Any]]) -> None:
     tools = fields.get("tools")
     if tools:
         entry["tools"] = sorted(_tool_name(tool) for tool in tools)
-    found.append(dict(sorted(entry.items())))
-    for child in node.children:
-        _nodes(child, f"{path}/{child.name}", found)
-    for tree in node.attached:  # agent tools: their own trees, under the calling agent
-        _nodes(tree, f"{path}/[tool]{tree.name}", found)
+    return dict(sorted(entry.items()))
 
 
 def tree_of(tree: Any) -> Node:

@@ -65,10 +65,12 @@ def branch_agent(branch: str) -> str:
 
 def lanes(root: Node) -> dict[str, frozenset[Lane]]:
     """For each node of a tree, the races and concurrent map_overs above it, with the
-    alternative it is in (map_over's items all run the one body: its lane has no index)."""
+    alternative it is in (map_over's items all run the one body: its lane has no index).
+    Walked on a stack of its own: a tree of any depth."""
     found: dict[str, frozenset[Lane]] = {}
-
-    def visit(node: Node, above: frozenset[Lane]) -> None:
+    stack: list[tuple[Node, frozenset[Lane]]] = [(root, frozenset())]
+    while stack:
+        node, above = stack.pop()
         found[node.name] = found.get(node.name, frozenset()) | above
         if isinstance(node, NativeAgentNode):
             for name in node.llm_agents:
@@ -79,11 +81,8 @@ def lanes(root: Node) -> dict[str, frozenset[Lane]]:
                 lane = frozenset({(node.name, index)})
             elif isinstance(node, MapOverNode) and node.concurrency > 1:
                 lane = frozenset({(node.name, None)})
-            visit(child, above | lane)
-        for tree in node.attached:
-            visit(tree, above)
-
-    visit(root, frozenset())
+            stack.append((child, above | lane))
+        stack.extend((tree, above) for tree in node.attached)
     return found
 
 
