@@ -45,11 +45,8 @@ def refused_as(kind: type[BuildError], **place: Any) -> Iterator[None]:
     except BuildError as error:
         if type(error) is not BuildError:
             raise
-        raise kind(
-            error.message,
-            **{"agent": error.agent, "field": error.field, "hint": error.hint, "where": error.where}
-            | place,
-        ) from None
+        where = {"agent": error.agent, "field": error.field, "where": error.where, **place}
+        raise kind(error.message, hint=error.hint, **where) from None
 
 
 def checked_count(

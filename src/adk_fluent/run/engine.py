@@ -97,6 +97,8 @@ class Engine:
         self._capacity = capacity
         self._stores = InMemoryStores()
         self._tree_key = TreeKeys(lambda ir: value_key(ir, ByIdentity))
+        # the recursion limit ADK's run of a tree needs, walked once per tree, not per turn
+        self._tree_frames = TreeKeys(lambda ir: frames_needed(tree_depth(ir)))
 
     def build(
         self, ir: Node, options: BuildOptions, backend: Any = None, target: Any = None
@@ -274,8 +276,9 @@ class Engine:
         from adk_fluent.adk.event_visibility import for_client
 
         async with AsyncExitStack() as held:
-            # ADK runs nested agents recursively (and a tree's fingerprint is a recursive walk)
-            held.enter_context(stack_room(frames_needed(tree_depth(binding[0]))))
+            frames = self._tree_frames(binding[0])
+            if frames:  # ADK runs nested agents recursively (and so does value_key)
+                held.enter_context(stack_room(frames))
             bound = self._bind(*binding)
             service = bound.session_service
             app_name = bound.app.name

@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import inspect
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
@@ -152,12 +151,12 @@ def _awaitable(fn: Callable[..., Any]) -> Callable[..., Any]:
     return called
 
 
-def _dispatch(callback: str, how: str) -> Callable[..., Any]:
-    """The plugin method for ADK's `callback`: MiddlewarePlugin.`how` (_first, _chain or
+def _dispatch(callback: str, how: Callable[..., Any]) -> Callable[..., Any]:
+    """The plugin method for ADK's `callback`: `how` (MiddlewarePlugin._first, _chain or
     _notify) runs the stack for it."""
 
     async def method(self: MiddlewarePlugin, **kwargs: Any) -> Any:
-        return await getattr(self, how)(callback, kwargs)
+        return await how(self, callback, kwargs)
 
     method.__name__ = method.__qualname__ = callback
     return method
@@ -224,15 +223,6 @@ class MiddlewarePlugin(BasePlugin):
         agent = of(kwargs) if of is not None else None
         return [fn for fn, agents in stack if agents is None or agent in agents]
 
-    @contextmanager
-    def _serving(self) -> Iterator[None]:
-        """agent_path() / agent_facts() answer from this plugin while its middleware run."""
-        token = _current.set(self)
-        try:
-            yield
-        finally:
-            _current.reset(token)
-
     async def _tail(self, callback: str, kwargs: dict[str, Any]) -> Any:
         for method in self._tails[callback]:
             result = await method(**kwargs)
@@ -243,11 +233,14 @@ class MiddlewarePlugin(BasePlugin):
     async def _first(self, callback: str, kwargs: dict[str, Any]) -> Any:
         fns = self._matching(callback, kwargs)
         if fns:  # a callback no middleware has costs no context switch (every event's path)
-            with self._serving():
+            token = _current.set(self)  # agent_path() / agent_facts() answer from this plugin
+            try:
                 for fn in fns:
                     result = await fn(**kwargs)
                     if result is not None:
                         return result
+            finally:
+                _current.reset(token)
         return await self._tail(callback, kwargs)
 
     async def _chain(self, callback: str, kwargs: dict[str, Any]) -> Any:
@@ -255,12 +248,15 @@ class MiddlewarePlugin(BasePlugin):
         changed = False
         fns = self._matching(callback, kwargs)
         if fns:
-            with self._serving():
+            token = _current.set(self)
+            try:
                 for fn in fns:
                     result = await fn(**kwargs)
                     if result is not None:
                         kwargs = {**kwargs, key: result}
                         changed = True
+            finally:
+                _current.reset(token)
         final = await self._tail(callback, kwargs)
         if final is not None:
             return final
@@ -269,29 +265,32 @@ class MiddlewarePlugin(BasePlugin):
     async def _notify(self, callback: str, kwargs: dict[str, Any]) -> None:
         fns = self._matching(callback, kwargs)
         if fns:
-            with self._serving():
+            token = _current.set(self)
+            try:
                 for fn in fns:
                     await fn(**kwargs)
+            finally:
+                _current.reset(token)
         for method in self._tails[callback]:
             await method(**kwargs)
 
     # -- ADK's plugin callbacks (all 15: an ADK without one never calls it) ----------------------
     # the first answer wins
-    before_run_callback = _dispatch("before_run_callback", "_first")
-    before_agent_callback = _dispatch("before_agent_callback", "_first")
-    after_agent_callback = _dispatch("after_agent_callback", "_first")
-    on_model_error_callback = _dispatch("on_model_error_callback", "_first")
-    before_tool_callback = _dispatch("before_tool_callback", "_first")
-    on_tool_error_callback = _dispatch("on_tool_error_callback", "_first")
+    before_run_callback = _dispatch("before_run_callback", _first)
+    before_agent_callback = _dispatch("before_agent_callback", _first)
+    after_agent_callback = _dispatch("after_agent_callback", _first)
+    on_model_error_callback = _dispatch("on_model_error_callback", _first)
+    before_tool_callback = _dispatch("before_tool_callback", _first)
+    on_tool_error_callback = _dispatch("on_tool_error_callback", _first)
     # each middleware is handed what the one before returned
-    on_user_message_callback = _dispatch("on_user_message_callback", "_chain")
-    on_event_callback = _dispatch("on_event_callback", "_chain")
-    after_tool_callback = _dispatch("after_tool_callback", "_chain")
+    on_user_message_callback = _dispatch("on_user_message_callback", _chain)
+    on_event_callback = _dispatch("on_event_callback", _chain)
+    after_tool_callback = _dispatch("after_tool_callback", _chain)
     # every middleware hears it
-    close = _dispatch("close", "_notify")
-    after_run_callback = _dispatch("after_run_callback", "_notify")
-    on_run_error_callback = _dispatch("on_run_error_callback", "_notify")
-    on_agent_error_callback = _dispatch("on_agent_error_callback", "_notify")
+    close = _dispatch("close", _notify)
+    after_run_callback = _dispatch("after_run_callback", _notify)
+    on_run_error_callback = _dispatch("on_run_error_callback", _notify)
+    on_agent_error_callback = _dispatch("on_agent_error_callback", _notify)
 
     async def before_model_callback(self, **kwargs: Any) -> Any:
         if "after_model_callback" in self._stack:
