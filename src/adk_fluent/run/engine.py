@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from contextlib import AsyncExitStack, aclosing
+from contextlib import AbstractContextManager, AsyncExitStack, aclosing, nullcontext
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -162,6 +162,12 @@ class Engine:
             credential_service=credential_service,
         )
 
+    def _room(self, ir: Node) -> AbstractContextManager[None]:
+        """Room on the stack for ADK's (and value_key's) recursion over `ir`, measured once per
+        tree; nothing to do for a tree of ordinary depth."""
+        frames = self._tree_frames(ir)
+        return stack_room(frames) if frames else nullcontext()
+
     def _bind(
         self,
         ir: Node,
@@ -276,9 +282,7 @@ class Engine:
         from adk_fluent.adk.event_visibility import for_client
 
         async with AsyncExitStack() as held:
-            frames = self._tree_frames(binding[0])
-            if frames:  # ADK runs nested agents recursively (and so does value_key)
-                held.enter_context(stack_room(frames))
+            held.enter_context(self._room(binding[0]))  # ADK runs nested agents recursively
             bound = self._bind(*binding)
             service = bound.session_service
             app_name = bound.app.name
@@ -372,7 +376,8 @@ class Engine:
     ) -> Any:
         check_ids(user_id, session_id, session_required=True)
         check_settings(config, backend, None, session_store, services, SESSION_OPTIONS)
-        bound = self._bind(ir, options, config, session_store, backend, services)
+        with self._room(ir):  # a tree's fingerprint recurses
+            bound = self._bind(ir, options, config, session_store, backend, services)
         await ready(bound.session_service)
         return await bound.session_service.get_session(
             app_name=bound.app.name, user_id=user_id, session_id=session_id
@@ -393,15 +398,16 @@ class Engine:
     ) -> None:
         check_ids(user_id, session_id, session_required=True)
         check_settings(config, backend, None, session_store, services, SESSION_OPTIONS)
-        bound = self._bind(ir, options, config, session_store, backend, services)
-        service = bound.session_service
-        await ready(service)
-        async with session_turn(service, bound.app.name, user_id, session_id):
-            await bound.runner.rewind_async(
-                user_id=user_id,
-                session_id=session_id,
-                rewind_before_invocation_id=before_invocation_id,
-            )
+        with self._room(ir):  # a tree's fingerprint recurses, and so may ADK's rewind
+            bound = self._bind(ir, options, config, session_store, backend, services)
+            service = bound.session_service
+            await ready(service)
+            async with session_turn(service, bound.app.name, user_id, session_id):
+                await bound.runner.rewind_async(
+                    user_id=user_id,
+                    session_id=session_id,
+                    rewind_before_invocation_id=before_invocation_id,
+                )
 
 
 ENGINE = Engine()

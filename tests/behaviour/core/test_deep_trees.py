@@ -107,3 +107,14 @@ def test_a_tree_deeper_than_the_recursion_limit_builds_checks_draws_and_compiles
         # (tests/unit/ir: the compiler says so in a BuildError)
         return
     assert _depth(expr.build(target="classic")) == depth
+
+
+async def test_a_deep_trees_session_is_read_from_its_store():
+    """session() finds the tree's store by the tree's fingerprint, a recursive walk: it gets
+    the same room as a turn (run/stack_room.py), and gives it back."""
+    import sys
+
+    limit = sys.getrecursionlimit()
+    expr = _nested_by_grouping()
+    assert await expr.session("never-ran") is None
+    assert sys.getrecursionlimit() == limit
