@@ -2,9 +2,10 @@
 
 Our own walks over a tree are iterative, but ADK runs a tree recursively: each level of nested
 agents holds about 7 frames of ADK's generators while its leaves run, so Python's default limit
-of 1000 frames ends a run near 140 levels. `stack_room(depth)` raises the limit while one run
-of a tree that deep is open, by what it needs and only when it needs it, and gives it back
-when the last open run ends. Shallow trees (nearly every tree) never touch the limit.
+of 1000 frames ends a run near 140 levels (and the engine's fingerprint of a tree, value_key,
+recurses too). `stack_room(frames)` raises the limit while one turn, session() or rewind() of
+a tree that deep is open, by what it needs and only when it needs it, and gives it back when
+the last one open ends. Shallow trees (nearly every tree) never touch the limit.
 """
 
 from __future__ import annotations
