@@ -113,6 +113,24 @@ def _calls_tools(root: Node) -> bool:
     )
 
 
+def _may_halt(root_agent: Any) -> bool:
+    """Whether an agent of the compiled tree can end the invocation (adk/custom_agents/halt.py):
+    any but ADK's own LLM and workflow agents can (adk-fluent's steps, gates and remote agents,
+    and a custom agent whose code adk-fluent does not see), in an agent tool's tree too."""
+    from google.adk.agents import LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
+    from google.adk.tools.agent_tool import AgentTool
+
+    native = (LlmAgent, LoopAgent, ParallelAgent, SequentialAgent)
+    stack = [root_agent]
+    while stack:
+        agent = stack.pop()
+        if type(agent) not in native:
+            return True
+        stack.extend(agent.sub_agents)
+        stack.extend(t.agent for t in getattr(agent, "tools", ()) if isinstance(t, AgentTool))
+    return False
+
+
 def build_app(
     root: Node,
     config: ExecutionConfig | None = None,
@@ -135,12 +153,15 @@ def build_app(
     compiler = make_compiler(root, model_for, resolve_target(target, config), config.state_schema)
     root_agent = compiler.compile(root)
     visibility = _visibility_plugin(root, compiler, visibility_mode, not client_filters)
-    from adk_fluent.adk.plugins.halt import HaltPlugin
-
     # HaltPlugin first: a failed step or a waiting gate stops the agents after it, wherever
-    # they sit (adk/custom_agents/halt.py). Middleware next, with the visibility plugin as the last
-    # stage of its chain (adk/plugins/middleware.py says why), then the user's own plugins.
-    plugins: list[Any] = [HaltPlugin(), *_middleware_and(visibility, root, compiler, config)]
+    # they sit (adk/custom_agents/halt.py); a tree where nothing can halt goes without it.
+    # Middleware next, with the visibility plugin as the last stage of its chain
+    # (adk/plugins/middleware.py says why), then the user's own plugins.
+    plugins: list[Any] = _middleware_and(visibility, root, compiler, config)
+    if plugins[0] is not visibility or _may_halt(root_agent):  # middleware can stop a run too
+        from adk_fluent.adk.plugins.halt import HaltPlugin
+
+        plugins.insert(0, HaltPlugin())
     from adk_fluent.adk.compat import unanswered_calls_reach_the_model
 
     if _calls_tools(root) and unanswered_calls_reach_the_model():  # before the user's plugins

@@ -20,6 +20,7 @@ from adk_fluent.adk.compat import (
     adk_version,
     asks_confirmation,
     installed_class,
+    presigned,
     quiet_workflow_copies,
     quiet_workflow_deprecation,
     workflow_agents_warn,
@@ -220,7 +221,7 @@ def _adapted(fn: Callable[..., Any], field: str, agent: str, *, bind: bool) -> C
             return _checked_later(result, fn, field, agent)
         return _checked_return(result, fn, field, agent)
 
-    return checked
+    return presigned(checked)
 
 
 async def _checked_later(result: Any, fn: Any, field: str, agent: str) -> Any:
@@ -275,7 +276,7 @@ def _let_the_model_hear_the_user(kwargs: dict[str, Any]) -> None:
         return
     existing = kwargs.get("before_model_callback")
     callbacks = [] if existing is None else existing if isinstance(existing, list) else [existing]
-    kwargs["before_model_callback"] = [*callbacks, hook]
+    kwargs["before_model_callback"] = [*callbacks, presigned(hook)]
 
 
 def _install_context(node: ir.LlmAgentNode, kwargs: dict[str, Any]) -> None:
@@ -293,7 +294,7 @@ def _install_context(node: ir.LlmAgentNode, kwargs: dict[str, Any]) -> None:
 
     existing = kwargs.get("before_model_callback")
     callbacks = [] if existing is None else existing if isinstance(existing, list) else [existing]
-    kwargs["before_model_callback"] = [ContextView(node.context, node.name), *callbacks]
+    kwargs["before_model_callback"] = [presigned(ContextView(node.context, node.name)), *callbacks]
 
 
 def gates_in(node: ir.Node) -> frozenset[str]:

@@ -26,6 +26,7 @@ from typing import Any
 from google.adk.models.registry import LLMRegistry
 from google.genai import types
 
+from adk_fluent.adk.compat import presigned
 from adk_fluent.errors import BuildError
 from adk_fluent.ir.model_selection import (
     ModelSelectorNode,
@@ -213,4 +214,4 @@ def install_model_selection(node: Any, kwargs: dict[str, Any], *, scripted: bool
     check_backend(node, scripted=scripted)
     existing = kwargs.get("before_model_callback")
     callbacks = [] if existing is None else existing if isinstance(existing, list) else [existing]
-    kwargs["before_model_callback"] = [ModelSelection(node.model_selector), *callbacks]
+    kwargs["before_model_callback"] = [presigned(ModelSelection(node.model_selector)), *callbacks]

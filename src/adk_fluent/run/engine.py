@@ -219,10 +219,18 @@ class Engine:
         return bound
 
     def stream(
+        self, ir: Node, options: BuildOptions, prompt: Any, **settings: Any
+    ) -> AsyncIterator[AgentEvent]:
+        """One turn's events as the client sees them (`_begin` has the settings)."""
+        return self._begin(ir, options, prompt, True, **settings)
+
+    def _begin(
         self,
         ir: Node,
         options: BuildOptions,
         prompt: Any,
+        handoff: bool,
+        /,
         *,
         user_id: str = DEFAULT_USER,
         session_id: str | None = None,
@@ -237,6 +245,9 @@ class Engine:
         """One turn's events as the client sees them. The inputs are checked here, when
         `stream()` is called, before anything is compiled or stored; the tree is compiled on
         the first iteration (run/stack_room.py gives deep trees their recursion room there).
+
+        `handoff` is False when the caller takes every event (run, ask): ADK's stream then runs
+        in the caller's task, without the hand-over `_turn` otherwise puts around it.
 
         `streaming="sse"` asks the models for partial replies, which reach the caller as they
         come (`AgentEvent.is_partial`); it overrides the config's `streaming_mode` for this turn
@@ -265,6 +276,7 @@ class Engine:
             run_config,
             streaming,
             state_delta,
+            handoff,
         )
 
     async def _turn(
@@ -276,6 +288,7 @@ class Engine:
         run_config: Any,
         streaming: str | None = None,
         state_delta: dict[str, Any] | None = None,
+        handoff: bool = True,
     ) -> AsyncGenerator[AgentEvent, None]:
         from adk_fluent.adk.compat import hide_adk_wrapper, runner_takes_state_delta
         from adk_fluent.adk.custom_agents.handoff import handed_over
@@ -297,10 +310,11 @@ class Engine:
                 # the Runner would drop it (2.0.0): store it just before the turn instead
                 await append_state_event(service, app_name, user_id, session_id, state_delta)
                 state_delta = None
-            # ADK's stream in a task of its own (adk/custom_agents/handoff.py): ADK opens tracing
-            # context tokens inside its generator, and a caller that breaks out of `stream()`
-            # would leave it to be closed later by the garbage collector in another context
-            # ("created in a different Context"); in its own task it opens and closes in one.
+            # ADK's stream in a task of its own (adk/custom_agents/handoff.py) when the caller
+            # may break out: ADK opens tracing context tokens inside its generator, and a caller
+            # that breaks out of `stream()` would leave it to be closed later by the garbage
+            # collector in another context ("created in a different Context"); in its own task
+            # it opens and closes in one. run() and ask() take every event: no task needed.
             runner_events = bound.runner.run_async(
                 user_id=user_id,
                 session_id=session_id,
@@ -310,7 +324,7 @@ class Engine:
                 if run_config is None
                 else run_config,
             )
-            events = handed_over([runner_events])
+            events = handed_over([runner_events]) if handoff else runner_events
             async with aclosing(events):
                 try:
                     async for event in events:
@@ -325,7 +339,7 @@ class Engine:
         self, ir: Node, options: BuildOptions, prompt: Any, **settings: Any
     ) -> list[AgentEvent]:
         """One turn's events; an error event of a failed step is among them (docs/errors.md)."""
-        return [event async for event in self.stream(ir, options, prompt, **settings)]
+        return [event async for event in self._begin(ir, options, prompt, False, **settings)]
 
     async def ask(self, ir: Node, options: BuildOptions, prompt: Any, **settings: Any) -> str:
         """The turn's final text; RunError when the turn produced an error event."""

@@ -283,9 +283,13 @@ def _check_services(services: dict[str, Any], known: tuple[str, ...]) -> None:
 
 
 def adk_run_config(config: ExecutionConfig, streaming: str | None = None) -> Any:
+    """The turn's RunConfig; None for ADK's default one (the Runner makes it then, as for raw
+    ADK: the same object, at no extra cost)."""
+    mode = streaming or config.streaming_mode
+    if mode != "sse" and config.max_llm_calls is None:
+        return None
     from google.adk.agents.run_config import RunConfig, StreamingMode
 
-    mode = streaming or config.streaming_mode
     settings: dict[str, Any] = {
         "streaming_mode": StreamingMode.SSE if mode == "sse" else StreamingMode.NONE
     }

@@ -154,10 +154,18 @@ class VisibilityPlugin(BasePlugin):
         self._runs: OrderedDict[str, dict[str, list[tuple[Any, Any]]]] = OrderedDict()
         self._composites: dict[str, bool] = {}  # agent name -> whether it has sub-agents
         self._parents: dict[str, str | None] = {}  # agent name -> its parent's
+        self._annotations: dict[str, dict[str, Any]] = {}  # author -> its annotations, made once
 
     def info(self, author: str) -> NodeVisibility:
         # Authors we did not compile (the user, a custom agent) are treated as user-facing.
         return self.table.get(author) or NodeVisibility("user", 0, author)
+
+    def _annotated(self, author: str) -> dict[str, Any]:
+        """The author's annotations (shared: callers copy them into a dict of their own)."""
+        annotations = self._annotations.get(author)
+        if annotations is None:
+            annotations = self._annotations[author] = visibility_metadata(self.info(author))
+        return annotations
 
     # -- annotations ------------------------------------------------------------------------
 
@@ -216,7 +224,7 @@ class VisibilityPlugin(BasePlugin):
         composite = {n for n in leaves if self._composites.get(n)}
         shared: dict[str, Any] = {}
         if leaves and not composite:
-            annotations = [visibility_metadata(self.info(name)) for name in leaves]
+            annotations = [self._annotated(name) for name in leaves]
             shared = {
                 key: value
                 for key, value in annotations[0].items()
@@ -259,21 +267,25 @@ class VisibilityPlugin(BasePlugin):
     async def after_model_callback(self, *, callback_context: Any, llm_response: Any) -> None:
         # Set on the response, the annotations are in the event ADK builds from it, before it
         # is stored: on store-then-plugin releases on_event_callback comes too late for that.
-        annotations = visibility_metadata(self.info(callback_context.agent_name))
+        annotations = self._annotated(callback_context.agent_name)
         llm_response.custom_metadata = {**(llm_response.custom_metadata or {}), **annotations}
         return None  # in place: later plugins and the agent's own callbacks still run
 
     async def on_event_callback(self, *, invocation_context: Any, event: Any) -> Any:
-        info = self.info(event.author)
-        metadata = {**(event.custom_metadata or {}), **visibility_metadata(info)}
-        update: dict[str, Any] = {"custom_metadata": metadata}
+        annotations = self._annotated(event.author)
+        existing = event.custom_metadata
         # inside an agent tool's sub-run (include_plugins) nothing reaches a client, and the
         # tool's answer is read from these events: never filter there
-        if (
+        hides = (
             self.filters
-            and not info.in_tool
-            and should_hide(event, metadata[VISIBILITY], self.mode)
-        ):
+            and not self.info(event.author).in_tool
+            and should_hide(event, annotations[VISIBILITY], self.mode)
+        )
+        if not hides and existing and all(existing.get(k) == v for k, v in annotations.items()):
+            return None  # annotated already (a model reply, in after_model_callback): no copy
+        metadata = {**(existing or {}), **annotations}
+        update: dict[str, Any] = {"custom_metadata": metadata}
+        if hides:
             # Partial chunks are never stored: dropping their text loses nothing.
             if not event.partial and plugin_edits_are_stored():
                 metadata[HIDDEN_REF] = await self._set_aside(invocation_context, event)
