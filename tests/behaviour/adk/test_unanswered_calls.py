@@ -219,3 +219,59 @@ def test_a_tree_that_calls_no_tool_gets_no_fix_plugin_and_one_with_a_tool_gets_i
     assert "adk_fluent_unanswered_calls" not in names  # nothing a model could call
     names = [p.name for p in (Agent("a").tool(look_up) >> Agent("b")).to_app().plugins]
     assert ("adk_fluent_unanswered_calls" in names) == unanswered_calls_reach_the_model()
+
+
+async def test_the_plugin_reads_each_request_s_new_events_only_and_sees_a_rewritten_history():
+    """The plugin remembers what it read of a session between model requests: a call answered
+    later is kept in the next request, and a history that is not the one it read (a rewind,
+    another copy of the session) is read again from the start."""
+    from google.adk.events.event import Event
+
+    from adk_fluent.adk.plugins.tool_history import UnansweredCallsPlugin
+
+    def event(part: types.Part, author: str = "helper") -> Event:
+        return Event(author=author, content=types.Content(role="model", parts=[part]))
+
+    class Session:
+        app_name, user_id, id = "app", "user", "s1"
+
+        def __init__(self, events: list[Event]) -> None:
+            self.events = events
+
+    class Context:
+        def __init__(self, session: Session) -> None:
+            self.session = session
+
+    class Request:
+        def __init__(self, contents: list[types.Content]) -> None:
+            self.contents = contents
+
+    def call_content(call_: types.FunctionCall) -> types.Content:
+        no_id = call_.model_copy(update={"id": None})
+        return types.Content(role="model", parts=[types.Part(function_call=no_id)])
+
+    def calls_in(request: Request) -> list[str]:
+        return [p.function_call.name for c in request.contents for p in c.parts if p.function_call]
+
+    plugin = UnansweredCallsPlugin()
+    asked = types.FunctionCall(id="adk-1", name="look_up", args={"city": "Rome"})
+    session = Session([event(types.Part(function_call=asked))])
+    request = Request([call_content(asked)])
+    await plugin.before_model_callback(callback_context=Context(session), llm_request=request)
+    assert calls_in(request) == []  # unanswered so far: left out
+    answer = types.FunctionResponse(id="adk-1", name="look_up", response={"result": "sunny"})
+    session.events.append(event(types.Part(function_response=answer), author="user"))
+    answered = Request(
+        [
+            call_content(asked),
+            types.Content(role="user", parts=[types.Part(function_response=answer)]),
+        ]
+    )
+    await plugin.before_model_callback(callback_context=Context(session), llm_request=answered)
+    assert calls_in(answered) == ["look_up"]  # answered since: it stays
+    # the same session id with another history (a rewind to before the answer, a new call)
+    other = types.FunctionCall(id="adk-9", name="look_up", args={"city": "Oslo"})
+    rewound = Session([event(types.Part(function_call=other))])
+    request = Request([call_content(other)])
+    await plugin.before_model_callback(callback_context=Context(rewound), llm_request=request)
+    assert calls_in(request) == []

@@ -16,7 +16,7 @@ from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
-from adk_fluent import Agent, AgentTool, ExecutionConfig
+from adk_fluent import Agent, AgentTool, ExecutionConfig, S
 from adk_fluent.middleware import Middleware
 from adk_fluent.middleware.replies import mark
 from adk_fluent.testing import ScriptedModel, call
@@ -388,8 +388,13 @@ def test_the_apps_plugins_are_halt_middleware_then_the_users():
         *fix,
         "user_plugin",
     ]
+    # a tree of ADK's own agents cannot halt (no step, gate or middleware): no HaltPlugin
     without = writer_pipeline(model).to_app(ExecutionConfig(plugins=(user_plugin,)))
-    assert [p.name for p in without.plugins] == [
+    assert [p.name for p in without.plugins] == ["adk_fluent_visibility", *fix, "user_plugin"]
+    with_a_step = writer_pipeline(model) >> S.set(done=True)
+    assert [
+        p.name for p in with_a_step.to_app(ExecutionConfig(plugins=(user_plugin,))).plugins
+    ] == [
         "adk_fluent_halt",
         "adk_fluent_visibility",
         *fix,

@@ -14,24 +14,56 @@ the session has that id, and it is not a long-running call waiting for its answe
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 from google.adk.plugins.base_plugin import BasePlugin
 
+from adk_fluent.adk.bounded import remember
+
+_SCANNED_SESSIONS = 1024  # sessions whose calls are remembered between model requests
+
+
+class _Scan:
+    """What a session's first `count` events say of its calls, so that each model request
+    reads only the events added since the last one, not the whole history again."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.last_id: str | None = None  # the id of event #count, to see the history is the same
+        self.answered: set[str] = set()
+        self.waiting: set[str] = set()
+        self.calls: dict[str, Any] = {}  # call id -> call, in the order the calls were made
+
+    def read(self, events: list[Any]) -> None:
+        for event in events[self.count :]:
+            self.answered.update(r.id for r in event.get_function_responses() if r.id)
+            self.waiting.update(event.long_running_tool_ids or ())
+            for call in event.get_function_calls():
+                if call.id:
+                    self.calls.setdefault(call.id, call)
+        self.count = len(events)
+        self.last_id = events[-1].id if events else None
+
+    def continues(self, events: list[Any]) -> bool:
+        """Whether `events` starts with the events read so far (no rewind, not another copy)."""
+        if self.count > len(events):
+            return False
+        return self.count == 0 or events[self.count - 1].id == self.last_id
+
+    def unanswered(self) -> list[Any]:
+        return [
+            call
+            for call_id, call in self.calls.items()
+            if call_id not in self.answered and call_id not in self.waiting
+        ]
+
 
 def unanswered_calls(events: list[Any]) -> list[Any]:
     """The function calls in `events` that no event answers (long-running calls excepted)."""
-    answered: set[str] = set()
-    waiting: set[str] = set()
-    for event in events:
-        answered.update(r.id for r in event.get_function_responses() if r.id)
-        waiting.update(event.long_running_tool_ids or ())
-    return [
-        call
-        for event in events
-        for call in event.get_function_calls()
-        if call.id and call.id not in answered and call.id not in waiting
-    ]
+    scan = _Scan()
+    scan.read(events)
+    return scan.unanswered()
 
 
 def _same_call(call: Any, other: Any) -> bool:
@@ -81,9 +113,18 @@ class UnansweredCallsPlugin(BasePlugin):
 
     def __init__(self) -> None:
         super().__init__(name="adk_fluent_unanswered_calls")
+        self._scans: OrderedDict[tuple[str, str, str], _Scan] = OrderedDict()
 
     async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
-        unanswered = unanswered_calls(list(callback_context.session.events))
+        session = callback_context.session
+        key = (session.app_name, session.user_id, session.id)
+        scan = self._scans.get(key)
+        events = session.events
+        if scan is None or not scan.continues(events):
+            scan = _Scan()
+        scan.read(events)
+        remember(self._scans, key, scan, _SCANNED_SESSIONS)
+        unanswered = scan.unanswered()
         if unanswered:
             llm_request.contents = drop_unanswered(list(llm_request.contents or []), unanswered)
         return None  # edited in place: later plugins and the agent's callbacks still run

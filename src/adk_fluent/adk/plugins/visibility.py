@@ -155,6 +155,8 @@ class VisibilityPlugin(BasePlugin):
         self._composites: dict[str, bool] = {}  # agent name -> whether it has sub-agents
         self._parents: dict[str, str | None] = {}  # agent name -> its parent's
         self._annotations: dict[str, dict[str, Any]] = {}  # author -> its annotations, made once
+        # the running agents' names -> the annotations their events share (see _running)
+        self._shared: OrderedDict[frozenset[str], dict[str, Any]] = OrderedDict()
 
     def info(self, author: str) -> NodeVisibility:
         # Authors we did not compile (the user, a custom agent) are treated as user-facing.
@@ -205,7 +207,7 @@ class VisibilityPlugin(BasePlugin):
             # or ended by a failed step) is not running: its task is done, or the agent now
             # starting runs after it in the same task and branch without descending from it.
             for name, runs in running.items():
-                if not self._descends(agent.name, name):
+                if (task, branch) in runs and not self._descends(agent.name, name):
                     runs[:] = [r for r in runs if r != (task, branch)]
             running.setdefault(agent.name, []).append((task, branch))
         else:
@@ -214,24 +216,32 @@ class VisibilityPlugin(BasePlugin):
                 runs.remove((task, branch))
             elif runs:
                 runs.pop()
-        alive = {
+        alive = frozenset(
             name
             for name, runs in running.items()
             if any(t is None or not t.done() for t, _ in runs)
-        }
+        )
+        shared = self._shared.get(alive)
+        if shared is None:
+            shared = self._shared_annotations(alive)
+            remember(self._shared, alive, shared, _TRACKED_RUNS)
+        metadata = ctx.run_config.custom_metadata
+        if metadata and not metadata.keys() <= _KEYS:  # the caller's own run metadata stays
+            shared = {**{k: v for k, v in metadata.items() if k not in _KEYS}, **shared}
+        ctx.run_config.custom_metadata = dict(shared)
+
+    def _shared_annotations(self, alive: frozenset[str]) -> dict[str, Any]:
+        """The annotations the events of the running agents `alive` get (see `_running`)."""
         busy = {self._parents.get(name) for name in alive}
         leaves = [name for name in alive if name not in busy]
-        composite = {n for n in leaves if self._composites.get(n)}
-        shared: dict[str, Any] = {}
-        if leaves and not composite:
-            annotations = [self._annotated(name) for name in leaves]
-            shared = {
-                key: value
-                for key, value in annotations[0].items()
-                if all(other.get(key) == value for other in annotations[1:])
-            }
-        kept = {k: v for k, v in (ctx.run_config.custom_metadata or {}).items() if k not in _KEYS}
-        ctx.run_config.custom_metadata = {**kept, **shared}
+        if not leaves or any(self._composites.get(name) for name in leaves):
+            return {}
+        annotations = [self._annotated(name) for name in leaves]
+        return {
+            key: value
+            for key, value in annotations[0].items()
+            if all(other.get(key) == value for other in annotations[1:])
+        }
 
     def _descends(self, name: str, ancestor: str) -> bool:
         parent = self._parents.get(name)
