@@ -4,6 +4,7 @@ engine beside its IR), ExecutionConfig and CompactionConfig (how it becomes an A
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from operator import attrgetter
 from typing import Any, Literal
 
 from adk_fluent.errors import BuildError, did_you_mean
@@ -101,9 +102,14 @@ class ExecutionConfig:
             check_target(self.target, "ExecutionConfig.target")
 
     def __hash__(self) -> int:  # custom_metadata is a dict: its keys (equal dicts hash equal)
-        values = {item.name: getattr(self, item.name) for item in fields(self)}
-        values["custom_metadata"] = tuple(sorted(self.custom_metadata or {}))
-        return hash(tuple(values.values()))
+        return hash((_hashed_fields(self), tuple(sorted(self.custom_metadata or {}))))
+
+
+# every field of ExecutionConfig but its dict, read at once (hashed on every turn: the engine
+# keys its compiled Apps by the config)
+_hashed_fields = attrgetter(
+    *(item.name for item in fields(ExecutionConfig) if item.name != "custom_metadata")
+)
 
 
 def visibility_mode(options: BuildOptions, config: ExecutionConfig | None) -> VisibilityMode:

@@ -127,6 +127,27 @@ def value_key(value: Any, by_identity: Callable[[Any], Any], *, conversation: bo
     return part(value)
 
 
+class HashedKey:
+    """A fingerprint whose hash is worked out once: a tree's is a deep tuple, and a tuple
+    hashes all its items again on every dict lookup (every turn)."""
+
+    __slots__ = ("value", "_hash")
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self._hash = hash(value)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if other is self:
+            return True
+        if not isinstance(other, HashedKey):
+            return NotImplemented
+        return self._hash == other._hash and bool(self.value == other.value)
+
+
 class TreeKeys:
     """Fingerprints of trees, remembered by the tree object: a builder hands run() the same
     frozen tree every turn, so its walk is paid once, not per turn. Holds the last `capacity`
@@ -193,7 +214,9 @@ class InMemoryStores:
         self._some_died = False  # set by a weak reference's callback; swept at the next lookup
         # A tree's part of the key is made once per tree object (run() gets the same frozen
         # tree every turn), not walked again on every turn.
-        self._tree_key = TreeKeys(lambda ir: value_key(ir, self._watch, conversation=True))
+        self._tree_key = TreeKeys(
+            lambda ir: HashedKey(value_key(ir, self._watch, conversation=True))
+        )
 
     def service_for(self, ir: Node, backend: Any) -> Any:
         self._drop_dead()
@@ -234,6 +257,8 @@ def _weak_parts(key: Any) -> list[_WeakIdentity]:
         item = todo.pop()
         if isinstance(item, _WeakIdentity):
             found.append(item)
+        elif isinstance(item, HashedKey):
+            todo.append(item.value)
         elif isinstance(item, tuple | frozenset):
             todo.extend(item)
     return found

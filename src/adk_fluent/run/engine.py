@@ -32,6 +32,7 @@ from adk_fluent.ir.options import (
 from adk_fluent.run.cache_keys import (
     CACHED_APPS,
     ByIdentity,
+    HashedKey,
     InMemoryStores,
     TreeKeys,
     settings_key,
@@ -77,6 +78,7 @@ class _Bound:
     session_service: Any
     config: ExecutionConfig
     mode: VisibilityMode
+    key: Any  # its key in the engine's table
 
 
 class Backend(Protocol):
@@ -96,9 +98,12 @@ class Engine:
         self._bound: OrderedDict[Any, _Bound] = OrderedDict()
         self._capacity = capacity
         self._stores = InMemoryStores()
-        self._tree_key = TreeKeys(lambda ir: value_key(ir, ByIdentity))
+        self._tree_key = TreeKeys(lambda ir: HashedKey(value_key(ir, ByIdentity)))
         # the recursion limit ADK's run of a tree needs, walked once per tree, not per turn
         self._tree_frames = TreeKeys(lambda ir: frames_needed(tree_depth(ir)))
+        # the last turn's inputs (by identity) and what they were bound to: a conversation's
+        # turns hand the same objects every time, so their key is not worked out again
+        self._last: tuple[tuple[Any, ...], dict[str, Any], _Bound] | None = None
 
     def build(
         self, ir: Node, options: BuildOptions, backend: Any = None, target: Any = None
@@ -182,6 +187,21 @@ class Engine:
         the one service per database URL, or the in-memory store of this conversation key)."""
         from adk_fluent.adk.targets import resolve_target
 
+        target = resolve_target(None, config)  # the default may differ (ADK_FLUENT_TARGET)
+        inputs = (ir, options, config, session_store, backend, target)
+        last = self._last
+        if (
+            last is not None
+            and all(a is b for a, b in zip(last[0], inputs, strict=True))
+            and last[1].keys() == services.keys()
+            and all(last[1][name] is value for name, value in services.items())
+            and not (config is not None and config.custom_metadata)  # a dict: it may change
+            and session_store in (None, "memory")  # a database's service is one per loop
+            and self._bound.get(last[2].key) is last[2]
+        ):
+            self._bound.move_to_end(last[2].key)
+            return last[2]
+        given = services
         services = {name: value for name, value in services.items() if value is not None}
         service = services.pop("session_service", None)
         if service is None:
@@ -189,17 +209,12 @@ class Engine:
                 service = self._stores.service_for(ir, backend)
             else:
                 service = shared_session_service(session_store)
-        settings = (
-            options,
-            config,
-            resolve_target(None, config),  # the default may differ (ADK_FLUENT_TARGET)
-            backend,
-            tuple(sorted(services.items())),
-        )
+        settings = (options, config, target, backend, tuple(sorted(services.items())))
         key = (self._tree_key(ir), settings_key(settings), ByIdentity(service))
         bound = self._bound.get(key)
         if bound is not None:
             self._bound.move_to_end(key)
+            self._last = (inputs, dict(given), bound)
             return bound
         config = config or ExecutionConfig()
         # The engine filters what it streams itself, after the Runner stored each event whole.
@@ -212,8 +227,9 @@ class Engine:
             client_filters=True,
             **services,
         )
-        bound = _Bound(runner.app, runner, service, config, visibility_mode(options, config))
+        bound = _Bound(runner.app, runner, service, config, visibility_mode(options, config), key)
         self._bound[key] = bound
+        self._last = (inputs, dict(given), bound)
         while len(self._bound) > self._capacity:
             self._bound.popitem(last=False)
         return bound

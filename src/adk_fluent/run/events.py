@@ -98,30 +98,21 @@ class AgentEvent:
         text = None
         calls: list[ToolCallInfo] = []
         responses: list[ToolResponseInfo] = []
-        if event.content is not None and event.content.parts:
-            texts = [
-                p.text
-                for p in event.content.parts
-                if getattr(p, "text", None) and not getattr(p, "thought", False)
-            ]
-            text = "".join(texts) if texts else None
-            for part in event.content.parts:
-                if part.function_call is not None:
-                    calls.append(
-                        ToolCallInfo(
-                            part.function_call.name or "",
-                            dict(part.function_call.args or {}),
-                            part.function_call.id,
-                        )
-                    )
-                if part.function_response is not None:
+        content = event.content
+        if content is not None and content.parts:
+            texts = []
+            for part in content.parts:  # one pass: every event of every turn comes through here
+                if part.text and not part.thought:
+                    texts.append(part.text)
+                call = part.function_call
+                if call is not None:
+                    calls.append(ToolCallInfo(call.name or "", dict(call.args or {}), call.id))
+                answer = part.function_response
+                if answer is not None:
                     responses.append(
-                        ToolResponseInfo(
-                            part.function_response.name or "",
-                            part.function_response.response,
-                            part.function_response.id,
-                        )
+                        ToolResponseInfo(answer.name or "", answer.response, answer.id)
                     )
+            text = "".join(texts) if texts else None
         return cls(
             author=event.author,
             content=text,
@@ -134,8 +125,8 @@ class AgentEvent:
             is_final=bool(event.is_final_response()),
             is_partial=bool(event.partial),
             end_of_agent=bool(getattr(actions, "end_of_agent", False)) if actions else False,
-            error_code=getattr(event, "error_code", None),
-            error_message=getattr(event, "error_message", None),
+            error_code=event.error_code,
+            error_message=event.error_message,
             metadata=dict(event.custom_metadata or {}),
             invocation_id=event.invocation_id or "",
             id=event.id or "",
