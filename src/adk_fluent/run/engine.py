@@ -195,7 +195,6 @@ class Engine:
             and all(a is b for a, b in zip(last[0], inputs, strict=True))
             and last[1].keys() == services.keys()
             and all(last[1][name] is value for name, value in services.items())
-            and not (config is not None and config.custom_metadata)  # a dict: it may change
             and session_store in (None, "memory")  # a database's service is one per loop
             and self._bound.get(last[2].key) is last[2]
         ):

@@ -52,3 +52,22 @@ async def test_unhashable_values_count_by_value_and_still_run():
     assert len(backend.requests["a"][1].contents) == 3  # the first turn, then the second
     # a different backend never reuses the first one's App or store
     assert await expr().session("s3", backend=mock_backend({"a": "x"})) is None
+
+
+async def test_a_conversation_s_turns_reuse_their_app_until_an_input_changes():
+    """Turns handing the same objects reuse the App bound for the last turn without working its
+    key out again; another input (a config with other run metadata) gets its own App."""
+    backend = mock_backend({"a": ["1", "2", "3", "4"], "b": ["1", "2", "3", "4"]})
+    expr = pipeline()
+    config = ExecutionConfig(app_name="fast_path", custom_metadata={"team": "red"})
+    plain = ExecutionConfig(app_name="fast_path")
+    await expr.run("hi", session_id="f1", backend=backend, config=plain)
+    first = ENGINE._bound[next(reversed(ENGINE._bound))]
+    await expr.run("again", session_id="f1", backend=backend, config=plain)
+    assert ENGINE._bound[next(reversed(ENGINE._bound))] is first
+    events = await expr.run("with metadata", session_id="f1", backend=backend, config=config)
+    assert events[-1].raw.custom_metadata.get("team") == "red"
+    other = ExecutionConfig(app_name="fast_path", custom_metadata={"team": "blue"})
+    events = await expr.run("changed", session_id="f1", backend=backend, config=other)
+    assert events[-1].raw.custom_metadata.get("team") == "blue"
+    assert ENGINE._bound[next(reversed(ENGINE._bound))].app is not first.app
