@@ -189,6 +189,20 @@ def asks_confirmation(tool: Any) -> bool:
     return bool(getattr(tool, "_require_confirmation", False))
 
 
+def session_known(service: Any, app_name: str, user_id: str, session_id: str) -> bool | None:
+    """Whether an in-memory session service holds the session, read from its table (its
+    `get_session` deep-copies the whole session, history and all, on every release); None for
+    another service, which must be asked."""
+    from google.adk.sessions.in_memory_session_service import InMemorySessionService
+
+    if not isinstance(service, InMemorySessionService):
+        return None
+    table = getattr(service, "sessions", None)
+    if not isinstance(table, dict):
+        return None
+    return session_id in table.get(app_name, {}).get(user_id, {})
+
+
 def presigned(callback: _Callback) -> _Callback:
     """`callback` (one adk-fluent installs on an agent) with its signature worked out once: ADK
     2.x inspects an agent callback's signature on every call (google.adk.utils._callback_pipeline

@@ -408,7 +408,7 @@ async def ensure_session(
     and the second insert fails): the row exists then, and creating again succeeds.
     """
     ids = {"app_name": app_name, "user_id": user_id, "session_id": session_id}
-    if not fresh and await service.get_session(**ids) is not None:
+    if not fresh and await _exists(service, ids):
         return
     for attempt in range(_CREATE_ATTEMPTS):
         try:
@@ -424,6 +424,20 @@ async def ensure_session(
 
 
 _CREATE_ATTEMPTS = 3  # the app's state row, the user's state row, then the session itself
+
+
+async def _exists(service: Any, ids: dict[str, str]) -> bool:
+    """Whether the session exists, without reading its history (a long conversation's is
+    long, and the Runner reads it right after)."""
+    from google.adk.sessions.base_session_service import GetSessionConfig
+
+    from adk_fluent.adk.compat import session_known
+
+    known = session_known(service, **ids)
+    if known is not None:
+        return known
+    found = await service.get_session(**ids, config=GetSessionConfig(num_recent_events=1))
+    return found is not None
 
 
 async def append_state_event(

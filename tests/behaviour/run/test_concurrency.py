@@ -168,3 +168,45 @@ async def test_a_sqlite_store_from_a_url_waits_for_locks_and_uses_the_wal_journa
     with closing(sqlite3.connect(sqlite_url.removeprefix("sqlite:///"))) as db:
         tables = {row[0] for row in db.execute("select name from sqlite_master")}
     assert {"sessions", "events"} <= tables
+
+
+class _Watched:
+    """A store that notes what each get_session asked for."""
+
+    def __init__(self, service) -> None:
+        self.service = service
+        self.asked: list[object] = []
+
+    async def get_session(self, **ids):
+        self.asked.append(ids.get("config"))
+        return await self.service.get_session(**ids)
+
+    async def create_session(self, **ids):
+        return await self.service.create_session(**ids)
+
+
+async def test_looking_for_an_existing_session_reads_none_of_its_history(sqlite_url):
+    from google.adk.sessions import InMemorySessionService
+
+    # a database store is asked for one event at most, not the whole conversation
+    service = fresh_db_service(sqlite_url)
+    await service.create_session(app_name=APP, user_id="user", session_id="long")
+    watched = _Watched(service)
+    await ensure_session(watched, APP, "user", "long")
+    assert [getattr(config, "num_recent_events", None) for config in watched.asked] == [1]
+
+    # an in-memory store's own table answers (its get_session deep-copies the session)
+    class Counting(InMemorySessionService):
+        reads = 0
+
+        async def get_session(self, **ids):
+            Counting.reads += 1
+            return await super().get_session(**ids)
+
+    memory = Counting()
+    await memory.create_session(app_name=APP, user_id="user", session_id="long")
+    await ensure_session(memory, APP, "user", "long")
+    await ensure_session(memory, APP, "user", "new")
+    assert Counting.reads == 0
+    listed = await memory.list_sessions(app_name=APP, user_id="user")
+    assert {s.id for s in listed.sessions} == {"long", "new"}
