@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from adk_fluent.adk.compat import session_known
+
 MIME = "application/json"
 # In a companion session's event: the id of the event whose content it keeps.
 HIDDEN_OF = "adk_fluent.hidden_of"
@@ -58,10 +60,16 @@ async def keep_in_companion(session_service: Any, session: Any, event: Any) -> N
         "user_id": session.user_id,
         "session_id": session.id,
     }
-    # read afresh before each append: a database store refuses an append to a stale session
-    companion = await session_service.get_session(
-        **where, config=GetSessionConfig(num_recent_events=1)
-    )
+    known = session_known(session_service, **where)
+    if known:  # in memory: any copy takes an append, so no read (a deep copy) is needed
+        from google.adk.sessions.session import Session
+
+        companion = Session(id=session.id, app_name=where["app_name"], user_id=session.user_id)
+    else:
+        # read afresh before each append: a database store refuses an append to a stale session
+        companion = await session_service.get_session(
+            **where, config=GetSessionConfig(num_recent_events=1)
+        )
     if companion is None:
         companion = await session_service.create_session(**where)
     kept = Event(
