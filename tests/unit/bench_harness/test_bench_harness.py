@@ -13,6 +13,7 @@ import pytest
 import bench
 from bench import CI_SLACK, Row, budget_row, info_row, ratio_row
 from bench.__main__ import QUICK, discover, guard_lines, verdict_lines
+from bench.bench_memory import growth
 
 BENCH = Path(bench.__file__).resolve().parent
 
@@ -99,3 +100,7 @@ def test_every_quick_benchmark_exists_and_takes_fewer_repetitions_when_quick():
     assert set(QUICK) <= set(discover())
     for module in QUICK:
         assert "repetitions(" in (BENCH / f"{module}.py").read_text(encoding="utf-8"), module
+
+
+def test_growth_compares_the_last_turns_with_the_first():
+    assert growth([1.0] * 50 + [5.0] * 400 + [3.0] * 50) == 3.0
