@@ -9,7 +9,7 @@ DOCS_STAMP := $(VENV)/.docs-installed
 help:  ## List the commands (this page).
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:[^#]*## /\t/' | awk -F'\t' '{printf "  make %-14s %s\n", $$1, $$2}'
 
-.PHONY: help setup demo docs docs-serve regen check gate test test-workflow test-as-user test-fast test-unit tide tide-one tide-newest lint typecheck bench clean
+.PHONY: help setup demo docs docs-serve regen check gate test test-workflow test-as-user test-fast test-unit tide tide-one tide-newest lint typecheck bench bench-quick clean
 
 # pytest rewrites assertions in test modules and plugins; let it cache them in __pycache__ even
 # where the environment turns bytecode caching off (it would otherwise recompile ~200 modules on
@@ -104,8 +104,11 @@ lint: $(STAMP)  ## ruff, the import contracts (.importlinter), and mypy over the
 typecheck: $(STAMP)  ## mypy (strict for src/) over the generated package and the core.
 	$(BIN)/mypy generated/adk_fluent_generated src/adk_fluent
 
-bench: $(STAMP)  ## Benchmarks: ratios against raw ADK doing the same work.
+bench: $(STAMP)  ## Benchmarks: ratios against raw ADK doing the same work, a PASS/MISS per budget.
 	$(BIN)/python -m bench
+
+bench-quick: $(STAMP)  ## The benchmarks' CI guard (~40 s): per-turn and build costs, failing past 1.5x a budget.
+	$(BIN)/python -m bench --quick
 
 clean:  ## Remove .venv, .nox, caches and the built site.
 	rm -rf $(VENV) .nox .pytest_cache .mypy_cache site

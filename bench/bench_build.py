@@ -34,7 +34,7 @@ from collections.abc import Callable
 from statistics import median
 from typing import Any
 
-from bench import budget_row, info_row, interleave, ratio_row, report
+from bench import budget_row, info_row, interleave, quick, ratio_row, repetitions, report
 
 N_AGENTS = 100
 STAGES = 10  # nested shape: 10 stages x 2 branches x (1 agent + a FanOut of 4) = 100 agents
@@ -186,13 +186,15 @@ def forget_ir(builder: Any) -> Any:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeat", type=int, default=60, help="repetitions per measurement")
+    parser.add_argument(
+        "--repeat", type=int, default=repetitions(60, 20), help="repetitions per measurement"
+    )
     args = parser.parse_args(argv)
 
     from adk_fluent.adk.compile import compile_tree
 
     rows = []
-    for shape, (make_fluent, make_hand) in SHAPES.items():
+    for shape, (make_fluent, make_hand) in ({} if quick() else SHAPES).items():  # quick: chain
         builder = make_fluent()
         ir = builder.to_ir()
         with warnings.catch_warnings():

@@ -166,6 +166,23 @@ def main() -> None:
     median = statistics.median(end_to_end)
     verdict = "meets" if median < 5.0 else "misses"
     print(f"goal: regen under 5 s -> {verdict} it (median end-to-end {median:.2f} s)")
+    report_rows(end_to_end, cpu, args.runs)
+
+
+def report_rows(end_to_end: list[float], cpu: list[float], runs: int) -> None:
+    """The goal as a row of bench.report too, for the summary of `python -m bench`."""
+    if str(REPO_ROOT) not in sys.path:  # run as `python bench/bench_regen.py`
+        sys.path.insert(0, str(REPO_ROOT))
+    from bench import budget_row, info_row, report
+
+    report(
+        "bench_regen: adk-fluent-codegen regen",
+        [
+            budget_row("regen end to end, a fresh process", end_to_end, 5.0),
+            info_row("  its CPU time (user + sys)", cpu, None),
+        ],
+        [f"medians of {runs} runs"],
+    )
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ import warnings
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bench import interleave_async, ratio_row, report
+from bench import interleave_async, ratio_row, repetitions, report
 
 APP_NAME = "bench_app"
 USER = "user"
@@ -53,8 +53,9 @@ def scripts_for(turns: int) -> dict[str, list[Any]]:
 
 
 # -- hand-written ADK -----------------------------------------------------------------------------
-def hand_runner(turns: int) -> Any:
-    """LlmAgent x3 + SequentialAgent + App + Runner + InMemorySessionService, by hand."""
+def hand_runner(turns: int, scripts: dict[str, list[Any]] | None = None) -> Any:
+    """LlmAgent x3 + SequentialAgent + App + Runner + InMemorySessionService, by hand, answered
+    by `scripts` (default: `scripts_for(turns)`)."""
     from google.adk.agents import LlmAgent, SequentialAgent
     from google.adk.apps.app import App
     from google.adk.runners import Runner
@@ -62,7 +63,7 @@ def hand_runner(turns: int) -> Any:
 
     from adk_fluent.testing import ScriptedModel
 
-    scripts = scripts_for(turns)
+    scripts = scripts or scripts_for(turns)
     classifier = LlmAgent(
         name="classifier",
         model=ScriptedModel(scripts["classifier"]),
@@ -176,7 +177,9 @@ async def measure(repeat: int, warmup: int) -> dict[str, list[float]]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeat", type=int, default=150, help="turns per measurement")
+    parser.add_argument(
+        "--repeat", type=int, default=repetitions(150, 30), help="turns per measurement"
+    )
     args = parser.parse_args(argv)
     warmup = 10
     samples = asyncio.run(measure(args.repeat, warmup))

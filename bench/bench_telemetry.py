@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from bench import Row, budget_row, info_row, ratio_row, report
+from bench import Row, budget_row, clock, info_row, quick, ratio_row, repetitions, report
 from bench.bench_middleware import measure_stacks, new_turn
 from bench.bench_run import APP_NAME, fluent_pipeline, scripts_for
 
@@ -65,7 +64,9 @@ def _telemetry(meter_provider: Any) -> tuple[Any, ...]:
 
 async def measure(repeat: int, warmup: int, meter_provider: Any) -> dict[str, list[float]]:
     telemetry = _telemetry(meter_provider)
-    stacks = {"telemetry": telemetry, "enrichment": telemetry[:1], "cost": telemetry[1:]}
+    stacks = {"telemetry": telemetry}
+    if not quick():  # info rows only: the CI guard (--quick) skips them
+        stacks.update(enrichment=telemetry[:1], cost=telemetry[1:])
     return await measure_stacks(stacks, repeat, warmup)
 
 
@@ -77,15 +78,15 @@ async def per_span(turns: int, exporter: Any, meter_provider: Any) -> tuple[floa
     from adk_fluent.telemetry.enrichment import OtelEnrichment
     from adk_fluent.testing import mock_backend
 
-    spent = [0.0]
+    spent, now = [0.0], clock()
 
     def timed(fn: Callable[..., Any]) -> Callable[..., Any]:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            began = time.perf_counter()
+            began = now()
             try:
                 return fn(*args, **kwargs)
             finally:
-                spent[0] += time.perf_counter() - began
+                spent[0] += now() - began
 
         return wrapper
 
@@ -117,19 +118,29 @@ def main(argv: list[str] | None = None) -> None:
     from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeat", type=int, default=150, help="turns per measurement")
+    parser.add_argument(
+        "--repeat", type=int, default=repetitions(150, 30), help="turns per measurement"
+    )
     args = parser.parse_args(argv)
     warmup = 10
     exporter = _tracing_on()
     meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
     samples = asyncio.run(measure(args.repeat, warmup, meter_provider))
-    seconds, enriched = asyncio.run(per_span(50, exporter, meter_provider))
+    seconds, enriched = asyncio.run(per_span(repetitions(50, 20), exporter, meter_provider))
     rows: list[Row] = [
         ratio_row(
             "enrichment + cost vs none: one turn", samples["telemetry"], samples["none"], 1.05
         ),
-        info_row("enrichment alone / none: one turn", samples["enrichment"], samples["none"]),
-        info_row("cost alone / none: one turn", samples["cost"], samples["none"]),
+        *(
+            [
+                info_row(
+                    "enrichment alone / none: one turn", samples["enrichment"], samples["none"]
+                ),
+                info_row("cost alone / none: one turn", samples["cost"], samples["none"]),
+            ]
+            if "cost" in samples
+            else []
+        ),
         info_row("enrichment + cost / raw ADK: one turn", samples["telemetry"], samples["raw"]),
         info_row("none / raw ADK: one turn (tracing on)", samples["none"], samples["raw"]),
         budget_row(f"enrichment per enriched span ({enriched} per turn)", [seconds], 0.0005),
