@@ -104,7 +104,8 @@ def adk_class(name: str) -> Any:
     return getattr(importlib.import_module(ADK_MODULES[name]), name)
 
 
-# Per ADK class, the fields whose value needs reshaping (list and callback fields).
+# Per ADK class, its fields, and those whose value needs reshaping (list and callback fields).
+_FIELDS: dict[str, frozenset[str]] = {name: frozenset(kinds) for name, kinds in FIELD_KINDS.items()}
 _SHAPED: dict[str, frozenset[str]] = {
     name: frozenset(field for field, kind in kinds.items() if kind != "value")
     for name, kinds in FIELD_KINDS.items()
@@ -114,14 +115,20 @@ _SHAPED: dict[str, frozenset[str]] = {
 def compile_kwargs(adk_class_name: str, node: Node, sub_agents: list[Any]) -> dict[str, Any]:
     """Constructor keyword arguments for ADK's `adk_class_name` from a generated node."""
     kinds = FIELD_KINDS[adk_class_name]
-    # only what was set: a node's __dict__ holds just the fields it was given
-    kwargs = {field: value for field, value in vars(node).items() if field in kinds}
-    for field in kwargs.keys() & _SHAPED[adk_class_name]:
-        value = kwargs[field]
-        if kinds[field] == "callback":  # ADK runs a list of callbacks in order
-            kwargs[field] = value[0] if len(value) == 1 else list(value)
-        else:
-            kwargs[field] = list(value)
+    # only what was set: a node's __dict__ holds just the fields it was given, ADK's and its own
+    # (name, state keys, ...), which are taken out (fewer than ADK's fields, set operations)
+    state = vars(node)
+    kwargs = dict(state)
+    for field in state.keys() - _FIELDS[adk_class_name]:
+        del kwargs[field]
+    shaped = _SHAPED[adk_class_name]
+    if not shaped.isdisjoint(kwargs):  # most nodes have no list or callback field
+        for field in shaped.intersection(kwargs):
+            value = kwargs[field]
+            if kinds[field] == "callback":  # ADK runs a list of callbacks in order
+                kwargs[field] = value[0] if len(value) == 1 else list(value)
+            else:
+                kwargs[field] = list(value)
     kwargs["name"] = node.name
     if sub_agents:
         kwargs["sub_agents"] = sub_agents

@@ -16,6 +16,7 @@ import inspect
 import re
 from collections.abc import Iterator
 from dataclasses import FrozenInstanceError
+from types import FunctionType
 from typing import Any, ClassVar, Literal, Self
 
 from .sentinel import UNSET
@@ -45,7 +46,9 @@ class Node:
     * `PAUSES_RUN`: may stop the run until a later turn (a gate).
     """
 
-    __slots__ = ("__dict__", "_hash")
+    # _hash: the hash, set on first use; _names: the names of the tree below, found by the walk
+    # that checked them (adk.compile.check_tree_names), kept for its compilation
+    __slots__ = ("__dict__", "_hash", "_names")
 
     name: str
     children: tuple[Node, ...] = ()
@@ -156,7 +159,15 @@ class Node:
         tools = self.__dict__.get("tools")
         if not tools:
             return ()
-        return tuple(tool.agent for tool in tools if isinstance(getattr(tool, "agent", None), Node))
+        found: tuple[Node, ...] = ()
+        for tool in tools:
+            # a plain function (the common tool) is not asked: getattr would raise inside
+            if type(tool) is FunctionType and "agent" not in tool.__dict__:
+                continue
+            agent = getattr(tool, "agent", None)
+            if isinstance(agent, Node):
+                found += (agent,)
+        return found
 
     def walk(self) -> Iterator[Node]:
         """Every node of this subtree, depth first, parents before children; the trees of
@@ -165,5 +176,10 @@ class Node:
         while stack:
             node = stack.pop()
             yield node
-            stack.extend(reversed(node.attached))
-            stack.extend(reversed(node.children))
+            if "tools" in node.__dict__:  # only tools hold attached trees (see `attached`)
+                attached = node.attached
+                if attached:
+                    stack.extend(reversed(attached))
+            children = node.children
+            if children:
+                stack.extend(reversed(children))

@@ -10,7 +10,9 @@ that node (the state before it, its path, how many times it runs; None when noth
 A case returns its result, or, when it needs its children's, is a generator (a `Walk`): it
 yields `(child, ctx)` and is sent the child's result (so a result is never a generator itself).
 `visit` runs those generators on a stack of its own, so a tree of any depth is walked without
-recursion; a child's exception is raised in its parent's case where it yielded.
+recursion; a child's exception is raised in its parent's case where it yielded. A case may
+also call a child's case itself and, when that returns a Walk, yield the Walk: it is run the
+same way and its result sent back (most children are leaves, whose result needs no round trip).
 """
 
 from __future__ import annotations
@@ -90,9 +92,9 @@ class NodeVisitor(ABC, Generic[C, R]):
         while True:
             try:
                 if error is None:
-                    child, child_ctx = walks[-1].send(sent)
+                    step = walks[-1].send(sent)
                 else:  # a child's case raised: its parent sees it there (its finally runs)
-                    child, child_ctx = walks[-1].throw(error)
+                    step = walks[-1].throw(error)
             except StopIteration as done:
                 walks.pop()
                 if not walks:
@@ -106,6 +108,11 @@ class NodeVisitor(ABC, Generic[C, R]):
                 error = raised
                 continue
             error = None
+            if isinstance(step, GeneratorType):  # a child's Walk, its case called by the parent
+                walks.append(step)
+                sent = None
+                continue
+            child, child_ctx = step
             try:
                 sent = getattr(self, child.VISIT)(child, child_ctx)
             except BaseException as raised:

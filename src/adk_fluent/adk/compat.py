@@ -45,16 +45,10 @@ def installed_class(class_name: str) -> Any:
     return adk_class(class_name)
 
 
-_FIELDS: dict[str, frozenset[str]] = {}
-
-
+@functools.cache  # every builder setter asks: after the first call, a lookup with no Python frame
 def installed_fields(class_name: str) -> frozenset[str]:
-    """Field names the installed ADK's class has (a dict lookup after the first call: every
-    builder setter asks)."""
-    fields = _FIELDS.get(class_name)
-    if fields is None:
-        fields = _FIELDS[class_name] = frozenset(installed_class(class_name).model_fields)
-    return fields
+    """Field names the installed ADK's class has."""
+    return frozenset(installed_class(class_name).model_fields)
 
 
 def field_spans(class_name: str, field: str) -> tuple[tuple[str, str], ...]:

@@ -11,9 +11,10 @@ import functools
 import inspect
 import warnings
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from types import GeneratorType
+from typing import Any, NamedTuple, cast
 
-from adk_fluent_generated.compile_cases import compile_kwargs
+from adk_fluent_generated.compile_cases import FIELD_KINDS, compile_kwargs
 from pydantic import ValidationError
 
 from adk_fluent.adk.compat import (
@@ -66,8 +67,22 @@ _CALLBACK_KEYWORDS = {
     "on_tool_error_callback": ("tool", "args", "tool_context", "error"),
 }
 
+# every callback field of the ADK classes compiled from generated nodes (their kwargs hold no
+# other field whose name ends with _callback)
+_CALLBACK_FIELDS = frozenset(
+    field for kinds in FIELD_KINDS.values() for field in kinds if field.endswith("_callback")
+)
+
 # agent name -> the model to use instead (scripted models), or None for the agent's own
 ModelFor = Callable[[str], Any]
+
+
+class TreeNames(NamedTuple):
+    """What a walk of a tree found about its names (see check_names)."""
+
+    taken: frozenset[str]  # the agents' names
+    duplicate: str | None  # the first name used twice, if one is
+    gated: bool  # whether the tree holds a gate (most hold none: no subtree needs searching)
 
 
 def check_names(root: ir.Node) -> set[str]:
@@ -78,20 +93,78 @@ def check_names(root: ir.Node) -> set[str]:
     So is one agent-tool tree used by several agents (equal trees: the same tool); the agents
     inside a native custom agent count too.
     """
+    names = _tree_names(root)
+    if names.duplicate is not None:
+        _duplicate(root, names.duplicate)
+    return set(names.taken)
+
+
+def check_tree_names(root: ir.Node) -> None:
+    """The check of a tree to_ir just made: two different state steps given one name by
+    `.named()` (ADK's events, diagrams and errors would name them alike), or a step named like
+    an agent of the tree, is a BuildError now. The walk also finds the agent names, which are
+    kept on the root for the compiler (check_names): one walk of the tree for both."""
+    object.__setattr__(root, "_names", _tree_names(root, steps=True))
+
+
+def _tree_names(root: ir.Node, *, steps: bool = False) -> TreeNames:
+    """check_names' walk, which also finds the gates and, with `steps`, checks the names given
+    to state steps (only state steps can be named by hand, and a step's default name is derived
+    from its record, so the IR tells which names were given)."""
+    known: TreeNames | None = getattr(root, "_names", None)
+    if known is not None and not steps:
+        return known
     taken: dict[str, ir.Node] = {}
-    in_tools = {id(n) for tree in _tool_trees(root) for n in tree.walk()}
+    given: dict[str, ir.Node] = {}
+    in_tools: set[int] | None = None  # the nodes of agent-tool trees, found at the first repeat
+    duplicate: str | None = None
+    gated = False
     for node in root.walk():
-        if node.ZERO_COST or isinstance(node, ir.BoundaryNode):  # a boundary compiles to nothing
+        if node.PAUSES_RUN:
+            gated = True
+        if node.ZERO_COST:
+            if steps and isinstance(node, ir.TransformNode):
+                _given_step_name(node, given)
+            continue
+        if (
+            isinstance(node, ir.BoundaryNode) or duplicate is not None
+        ):  # a boundary compiles to nothing
             continue
         names = node.agent_names if isinstance(node, ir.NativeAgentNode) else (node.name,)
         for name in names:
             first = taken.get(name)
-            if first is not None and not (
-                first == node and id(first) in in_tools and id(node) in in_tools
-            ):
-                _duplicate(root, name)
-            taken.setdefault(name, node)
-    return set(taken)
+            if first is None:
+                taken[name] = node
+                continue
+            if in_tools is None:
+                in_tools = {id(n) for tree in _tool_trees(root) for n in tree.walk()}
+            if not (first == node and id(first) in in_tools and id(node) in in_tools):
+                duplicate = name
+                break
+    if given:
+        agents = {node.name for node in root.walk() if not node.ZERO_COST}
+        for name in sorted(given.keys() & agents):
+            raise BuildError(
+                "a step has the name of an agent in the same tree",
+                agent=name,
+                field="name",
+                hint=f"rename the step, e.g. .named('{name}_step').",
+            )
+    return TreeNames(frozenset(taken), duplicate, gated)
+
+
+def _given_step_name(node: ir.TransformNode, given: dict[str, ir.Node]) -> None:
+    """Note a step's name given by hand; two different steps given one name are an error."""
+    if node.name == node.step.default_name():
+        return
+    if given.setdefault(node.name, node) != node:
+        raise BuildError(
+            "two different steps are named alike",
+            agent=node.name,
+            field="name",
+            hint=f"give each step its own name, e.g. .named('{node.name}_2'); "
+            "reusing one step value twice is fine.",
+        )
 
 
 def _tool_trees(root: ir.Node) -> list[ir.Node]:
@@ -383,8 +456,15 @@ class Compiler(ir.NodeVisitor[Around, Any]):
 
     def __init__(self, root: ir.Node, model_for: ModelFor | None) -> None:
         self.model_for = model_for
-        self.taken = check_names(root)
+        names = _tree_names(root)
+        if names.duplicate is not None:
+            _duplicate(root, names.duplicate)
+        self.taken, self.gated = set(names.taken), names.gated
         self.renamed: dict[str, str] = {}  # compiled name -> IR name, for repeated zero-cost steps
+
+    def gates_in(self, node: ir.Node) -> frozenset[str]:
+        """`gates_in(node)`, without a walk when the tree holds no gate at all."""
+        return gates_in(node) if self.gated else frozenset()
 
     def unique(self, name: str) -> str:
         candidate, counter = name, 2
@@ -397,7 +477,12 @@ class Compiler(ir.NodeVisitor[Around, Any]):
     def children(self, node: ir.Node, around: Around) -> ir.Walk[Around, list[Any]]:
         compiled = []
         for child in node.children:
-            compiled.append((yield child, around))
+            # the child's case called here: a leaf's agent comes back at once, and a case that
+            # walks on is run on the visitor's stack (see NodeVisitor)
+            result = getattr(self, child.VISIT)(child, around)
+            if isinstance(result, GeneratorType):
+                result = yield cast(Any, result)
+            compiled.append(result)
         return compiled
 
     def visit(self, node: ir.Node, ctx: Around) -> Any:
@@ -444,11 +529,28 @@ class Compiler(ir.NodeVisitor[Around, Any]):
             raise EmptyCompositeError(f"{class_name} has no sub-agents", agent=node.name)
         if class_name == "LlmAgent" and node.children:
             _refuse_gates(node, node.children, "delegates")
-        kwargs = compile_kwargs(class_name, node, (yield from self.children(node, around)))
-        _adapt_callbacks(kwargs, node.name)
+        sub_agents = yield from self.children(node, around)
+        tools = None
+        if isinstance(node, ir.LlmAgentNode) and node.attached:
+            tools = yield from self.tools(node, around)
+        return self._construct(node, sub_agents, tools, gate_aware, extra)
+
+    def _construct(
+        self,
+        node: Any,
+        sub_agents: list[Any],
+        tools: list[Any] | None,
+        gate_aware: type | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> Any:
+        """The native agent of `node`, its sub-agents and agent tools already compiled."""
+        class_name = node.ADK_CLASS
+        kwargs = compile_kwargs(class_name, node, sub_agents)
+        if not _CALLBACK_FIELDS.isdisjoint(kwargs):  # most agents: no callback set
+            _adapt_callbacks(kwargs, node.name)
         if isinstance(node, ir.LlmAgentNode):
-            if node.attached:
-                kwargs["tools"] = yield from self.tools(node, around)
+            if tools is not None:
+                kwargs["tools"] = tools
             model = self.model_for(node.name) if self.model_for is not None else None
             if node.model_selector is not None:  # before the C view, which goes in front of it
                 from adk_fluent.adk.model_selection import install_model_selection
@@ -458,7 +560,8 @@ class Compiler(ir.NodeVisitor[Around, Any]):
                 _install_context(node, kwargs)
             if model is not None:
                 kwargs["model"] = model
-            _let_the_model_hear_the_user(kwargs)
+            if type(kwargs.get("model")) is not str:  # a model name has no hook to ask for
+                _let_the_model_hear_the_user(kwargs)
         if extra:
             kwargs.update(extra)
         try:
@@ -483,8 +586,10 @@ class Compiler(ir.NodeVisitor[Around, Any]):
                 compiled.append(tool)
         return compiled
 
-    def visit_llm_agent(self, node: ir.LlmAgentNode, around: Around) -> ir.Walk[Around, Any]:
-        return self._adk_agent(node, around)
+    def visit_llm_agent(self, node: ir.LlmAgentNode, around: Around) -> Any:
+        if node.children or node.attached:
+            return self._adk_agent(node, around)
+        return self._construct(node, [], None)  # most agents: nothing under them to walk
 
     def visit_native_agent(self, node: ir.NativeAgentNode, around: Around) -> Any:
         from adk_fluent.adk.native import compile_native
@@ -528,7 +633,7 @@ class Compiler(ir.NodeVisitor[Around, Any]):
     def visit_sequential_agent(
         self, node: ir.SequentialAgentNode, around: Around
     ) -> ir.Walk[Around, Any]:
-        if not gates_in(node):
+        if not self.gates_in(node):
             return self._adk_agent(node, around)
         from adk_fluent.adk.custom_agents.gates import GatedSequenceAgent
 
@@ -539,7 +644,7 @@ class Compiler(ir.NodeVisitor[Around, Any]):
     ) -> ir.Walk[Around, Any]:
         if node.join is not None or node.merge is not None:
             return self._fanout(node, around)
-        if not gates_in(node):
+        if not self.gates_in(node):
             return self._adk_agent(node, around)
         from adk_fluent.adk.custom_agents.gates import GatedParallelAgent
 
@@ -551,7 +656,7 @@ class Compiler(ir.NodeVisitor[Around, Any]):
             from adk_fluent.adk.custom_agents.flow import final_round_loop_agent
 
             return self._adk_agent(node, around, final_round_loop_agent())
-        if not gates_in(node):
+        if not self.gates_in(node):
             return self._adk_agent(node, around)
         from adk_fluent.adk.custom_agents.gates import GatedLoopAgent
 
@@ -626,7 +731,7 @@ class Compiler(ir.NodeVisitor[Around, Any]):
             "normalize": node.normalize,
             "sub_agents": (yield from self.children(node, around)),
         }
-        branch_gates = tuple(gates_in(child) for child in node.children)
+        branch_gates = tuple(self.gates_in(child) for child in node.children)
         if not any(branch_gates):
             return RouteAgent(**fields)
         from adk_fluent.adk.custom_agents.gates import GatedRouteAgent

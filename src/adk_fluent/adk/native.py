@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterator
+from types import FunctionType
 from typing import Any
 
 from adk_fluent_generated.compile_cases import FIELD_KINDS
@@ -41,6 +42,8 @@ _DESCRIBED: dict[str, type[Node]] = {
 
 def is_native_agent(value: Any) -> bool:
     """Whether `value` is an ADK agent instance (any BaseAgent subclass)."""
+    if type(value) is FunctionType:  # the common tool: asked before hasattr, which raises inside
+        return False
     if isinstance(value, type) or not hasattr(value, "sub_agents"):
         return False
     from google.adk.agents.base_agent import BaseAgent
@@ -50,6 +53,8 @@ def is_native_agent(value: Any) -> bool:
 
 def is_adk_agent_tool(value: Any) -> bool:
     """Whether `value` is an instance of ADK's AgentTool."""
+    if type(value) is FunctionType:  # the common tool (see is_native_agent)
+        return False
     if not hasattr(value, "agent") or not hasattr(value, "run_async"):
         return False
     from google.adk.tools.agent_tool import AgentTool

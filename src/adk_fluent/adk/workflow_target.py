@@ -140,8 +140,8 @@ class WorkflowCompiler(Compiler):
 
     # -- leaves ---------------------------------------------------------------------------------
     def visit_llm_agent(self, node: ir.LlmAgentNode, around: Around) -> ir.Walk[Around, Any]:
-        if around.inside:
-            return (yield from super().visit_llm_agent(node, around))
+        if around.inside:  # the classic case, always as a walk (this case is a generator)
+            return (yield from self._adk_agent(node, around))
         from google.adk.workflow import START, Workflow
 
         agent = yield from self._chat_agent(node, around)

@@ -5,16 +5,17 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from types import MappingProxyType
+from types import FunctionType, MappingProxyType
 from typing import Any, Self
 
 from adk_fluent_generated.builder_bases import LlmAgentSetters
 from adk_fluent_generated.ir_nodes import LlmAgentNode
 
+from adk_fluent.adk.compat import installed_fields
 from adk_fluent.adk.native import agent_tool_spec, is_adk_agent_tool, is_native_agent
 from adk_fluent.adk.tools import confirmed_tool, is_model_object
 from adk_fluent.api.agent_tool import AgentTool
-from adk_fluent.api.builder import BuilderBase
+from adk_fluent.api.builder import BuilderBase, check_name
 from adk_fluent.api.declarations import AgentCallbacks, DeclaresState
 from adk_fluent.api.expression import Expression, as_delegate
 from adk_fluent.api.inject import check_resources, inject_tools
@@ -29,9 +30,11 @@ from adk_fluent.ir.state_keys import check_key
 
 def _tool_name(tool: Any) -> str | None:
     """The name ADK gives a tool (a function's __name__, a BaseTool's .name); None for toolsets."""
+    if type(tool) is FunctionType and not tool.__dict__:  # a plain def: none of the cases below
+        return tool.__name__ or type(tool).__name__
     if hasattr(tool, "get_tools"):
         return None
-    if isinstance(tool, AgentTool | Expression) or is_native_agent(tool):
+    if isinstance(tool, _AGENT_TOOLS) or is_native_agent(tool):
         return str(tool.name)
     name = getattr(tool, "name", None) if hasattr(tool, "run_async") else None
     if name is None:
@@ -104,7 +107,7 @@ def _check_tool(agent: str, tool: Any, earlier: Any) -> None:
         )
     if (
         not callable(tool)
-        and not isinstance(tool, AgentTool | Expression)
+        and not isinstance(tool, _AGENT_TOOLS)
         and not is_native_agent(tool)
         and not hasattr(tool, "run_async")
         and not hasattr(tool, "get_tools")
@@ -130,6 +133,15 @@ def _check_tool(agent: str, tool: Any, earlier: Any) -> None:
                 "add each tool once; two different tools need different names.",
             )
 
+
+_NO_KEYS: frozenset[str] = frozenset()
+_FUNCTIONS = {FunctionType}
+
+# An Agent's state when only its ADK fields were set (with the bookkeeping of their setters)
+_BARE_STATE = frozenset({"_name", "_fields", "_adk_spelt", "_unchecked_tools", "_ir"})
+
+# What an agent tool is given as, before it is IR (a tuple: `X | Y` makes a new union per use)
+_AGENT_TOOLS = (AgentTool, Expression)
 
 # Fields with two spellings: ADK's field name (the generated setter) and adk-fluent's, which
 # is the canonical one (it checks its value and says what the field is for).
@@ -174,21 +186,29 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
     # What was not set stays at these class-level defaults (a builder copies only what was set).
     _delegates: tuple[Expression, ...] = ()
     _context: ContextSpec | None = None
-    _spelling: tuple[tuple[str, str], ...] = ()  # (field, the method that last set it)
+    # the two-spelling fields (_CANONICAL) last set with ADK's spelling; set with ours otherwise
+    _adk_spelt: frozenset[str] = frozenset()
     _resources: Mapping[str, Any] = MappingProxyType({})  # .inject(): parameter -> resource
     _model_selector: ModelSelectorNode | None = None  # .model_select(): the model policy
     _content: ContentSpec | None = None  # .accepts() / .produces_modality()
+    _unchecked_tools: frozenset[int] = frozenset()  # positions of the tools .tools() added
+    _INNER = "_delegates"  # its tools' agents are made IR by the tools (_tool_ir)
 
     def __init__(self, name: str, model: Any = None) -> None:
-        super().__init__(name, None)
-        if model is not None:
+        # BuilderBase.__init__, written out with the model (each agent is made here): a name
+        # or a model name that is fine needs no more asking
+        if type(name) is not str or not name.isidentifier() or name == "user":
+            check_name(name)
+        self._name = name
+        self._fields = {} if model is None else {"model": model}
+        if model is not None and (type(model) is not str or not model.strip()):
             _check_model(name, model)
-            self._fields = {"model": model}
 
     # -- sugar ------------------------------------------------------------------------------
     def instruct(self, instruction: str | Callable[..., Any]) -> Self:
         """The agent's instruction: text with `{key}` / `{key?}` state templates, or a callable."""
-        _check_instruction(self._name, instruction)
+        if not isinstance(instruction, str):  # text needs no check
+            _check_instruction(self._name, instruction)
         return self._set_spelt("instruction", "instruct", instruction)
 
     def tool(
@@ -230,7 +250,7 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
             _check_tool(self._name, fn_or_tool, ())
             fn_or_tool = confirmed_tool(fn_or_tool, require_confirmation)
         _check_tool(self._name, fn_or_tool, self._fields.get("tools", ()))
-        return self._append_field("tools", (fn_or_tool,))
+        return self._with_checked_tool(fn_or_tool)
 
     def agent_tool(self, agent: Any, **options: Any) -> Self:
         """Add an agent the model calls like a function (ADK's AgentTool): `agent` is a builder
@@ -246,11 +266,28 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
             else AgentTool(agent, **options, _for=self._name)
         )
         _check_tool(self._name, tool, self._fields.get("tools", ()))
-        return self._append_field("tools", (tool,))
+        return self._with_checked_tool(tool)
+
+    def _with_checked_tool(self, tool: Any) -> Self:
+        """`tool` added, as .tool() and .agent_tool() add it: checked already, not again at build."""
+        if "tools" not in installed_fields(self._ADK_CLASS):
+            self._check_field("tools")
+        fields = self._fields
+        return self._copy(_fields={**fields, "tools": (*fields.get("tools", ()), tool)})
+
+    def _append_field(self, field: str, items: tuple[Any, ...]) -> Self:
+        new = super()._append_field(field, items)
+        if field == "tools":  # the generated .tools() setter: its tools are checked at build
+            start = len(self._fields.get("tools", ()))
+            added = frozenset(range(start, start + len(items)))
+            new.__dict__["_unchecked_tools"] = self._unchecked_tools | added
+        return new
 
     def outputs(self, key: str) -> Self:
         """Declare this agent's role as producing `key`: its final reply is stored in state[key]."""
-        _check_output_key(self._name, key)  # None too, which the .output_key() setter allows
+        # None is refused too, which the .output_key() setter allows; a name is asked no more
+        if type(key) is not str or not key.isidentifier():
+            _check_output_key(self._name, key)
         return self._set_spelt("output_key", "outputs", key)
 
     def delegate(self, *agents: Any) -> Self:
@@ -441,64 +478,97 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
     def _set_spelt(self, field: str, method: str, value: Any, stacklevel: int = 3) -> Self:
         """Set a field that has two spellings; warn when the other spelling set it to something
         else before (the last one set wins, which is easy to miss in a long chain)."""
-        spelling = dict(self._spelling)
-        before = spelling.get(field)
-        if before is not None and before != method and self._fields.get(field) != value:
-            canonical = _CANONICAL[field]
-            warnings.warn(
-                f"Agent '{self._name}': {field} was set with .{before}() and again with "
-                f".{method}(); the last one set wins. .{canonical}() is the canonical spelling "
-                f"(.{field}() is ADK's field name): set it once.",
-                AdkFluentWarning,
-                stacklevel=stacklevel,  # the user's line: through .instruct() or the setter
-            )
-        spelling[field] = method
-        new = super()._set_field(field, value)
-        new.__dict__["_spelling"] = tuple(spelling.items())
+        fields, adk_spelt = self._fields, self._adk_spelt
+        if field in fields:  # set before (only this method sets these two fields)
+            before = field if field in adk_spelt else _CANONICAL[field]
+            if before != method and fields[field] != value:
+                canonical = _CANONICAL[field]
+                warnings.warn(
+                    f"Agent '{self._name}': {field} was set with .{before}() and again with "
+                    f".{method}(); the last one set wins. .{canonical}() is the canonical "
+                    f"spelling (.{field}() is ADK's field name): set it once.",
+                    AdkFluentWarning,
+                    stacklevel=stacklevel,  # the user's line: through .instruct() or the setter
+                )
+        if field not in installed_fields(self._ADK_CLASS):
+            self._check_field(field)
+        # BuilderBase._set_field's copy, written out: every agent comes through here twice
+        state = self.__dict__.copy()
+        state.pop("_ir", None)
+        state["_fields"] = {**fields, field: value}
+        if (method == field) != (field in adk_spelt):  # the other spelling set it last
+            state["_adk_spelt"] = adk_spelt ^ {field}
+        new = object.__new__(type(self))
+        new.__dict__ = state
         return new
 
     # -- IR ---------------------------------------------------------------------------------
-    def _build_ir(self) -> LlmAgentNode:
-        """The frozen IR node, with the state keys this agent reads and writes; only what was
-        set is passed (the node's class defaults stand for the rest)."""
-        fields = self._fields
-        if "model" in fields:  # .model(...) (the generated setter) is checked here
-            _check_model(self._name, fields["model"])
-        tools = fields.get("tools", ())
-        for index, tool in enumerate(tools):  # .tools(...) (the generated setter) is checked here
-            _check_tool(self._name, tool, tools[:index])
-        if any(isinstance(t, AgentTool | Expression) or is_adk_agent_tool(t) for t in tools):
-            fields = {**fields, "tools": tuple(_tool_ir(self._name, t) for t in tools)}
-        if self._resources:  # .inject(): copies of the tools that take a resource
-            tools = inject_tools(self._name, fields.get("tools", ()), self._resources)
-            fields = {**fields, "tools": tools}
-        instruction = fields.get("instruction")
-        if instruction is not None:  # .instruction(...) (the generated setter) is checked here
-            _check_instruction(self._name, instruction)
-        extras = self._declared_fields()  # .produces() / .consumes() / .writes() / .reads()
-        reads = template_reads(fields.get("instruction")) | extras.pop("reads_keys", frozenset())
-        output_key = fields.get("output_key")
-        # an output_schema adds no keys: ADK stores the whole object in state[output_key]
-        writes = frozenset((output_key,)) if isinstance(output_key, str) else frozenset()
-        writes |= extras.pop("writes_keys", frozenset())
+    def _extra_values(
+        self, values: dict[str, Any], reads: frozenset[str], writes: frozenset[str]
+    ) -> tuple[frozenset[str], frozenset[str]]:
+        """The node fields of the declarations, the C spec, the content spec, the model policy
+        and the delegates, put in `values`; the keys read and written with theirs added."""
+        if self._consumes is not None or self._produces is not None:
+            declared = self._declared_fields()  # .produces() / .consumes() / .writes() / .reads()
+            reads |= declared.pop("reads_keys", _NO_KEYS)
+            writes |= declared.pop("writes_keys", _NO_KEYS)
+            values.update(declared)
         if self._context is not None:
             reads |= self._context.reads_keys
-            extras["context"] = self._context
+            values["context"] = self._context
         if self._content is not None:
-            extras["content_spec"] = self._content
+            values["content_spec"] = self._content
         selector = self._model_selector
         if selector is not None:
             if selector.name != self._name:  # .clone('new_name') after .model_select()
                 selector = replace(selector, name=self._name)
             reads |= selector.reads_keys  # the budget key: the contract checker sees the read
-            extras["model_selector"] = selector
+            values["model_selector"] = selector
         if self._delegates:
-            extras["children"] = tuple(agent.to_ir() for agent in self._delegates)
+            values["children"] = tuple(agent.to_ir() for agent in self._delegates)
+        return reads, writes
+
+    def _build_ir(self) -> LlmAgentNode:
+        """The frozen IR node, with the state keys this agent reads and writes; only what was
+        set is passed (the node's class defaults stand for the rest)."""
+        state = self.__dict__
+        name, fields = state["_name"], state["_fields"]
+        # what the methods below the fields set (.inject(), .context(), .reads(), .show(), ...)
+        # is kept in the instance only when set: an agent without any is read no further
+        extras = not state.keys() <= _BARE_STATE
+        if "model" in fields:  # .model(...) (the generated setter) is checked here
+            model = fields["model"]
+            if type(model) is not str or not model.strip():  # a model name needs no more
+                _check_model(name, model)
+        tools = fields.get("tools")
+        if tools:
+            # .tools(...) (the generated setter) is checked here; .tool() checked its own
+            if self._unchecked_tools:
+                for index in sorted(self._unchecked_tools):
+                    _check_tool(name, tools[index], tools[:index])
+            if set(map(type, tools)) != _FUNCTIONS and any(  # plain functions are no agents
+                isinstance(t, _AGENT_TOOLS) or is_adk_agent_tool(t) for t in tools
+            ):
+                fields = {**fields, "tools": tuple(_tool_ir(name, t) for t in tools)}
+        if extras and self._resources:  # .inject(): copies of the tools that take a resource
+            tools = inject_tools(name, fields.get("tools", ()), self._resources)
+            fields = {**fields, "tools": tools}
+        values = dict(fields)  # and the node fields below; all known: no re-check
+        reads = _NO_KEYS
+        instruction = fields.get("instruction")
+        if instruction is not None:  # .instruction(...) (the generated setter) is checked here
+            if not isinstance(instruction, str):
+                _check_instruction(name, instruction)
+            reads = template_reads(instruction)
+        output_key = fields.get("output_key")
+        # an output_schema adds no keys: ADK stores the whole object in state[output_key]
+        writes = frozenset((output_key,)) if isinstance(output_key, str) else _NO_KEYS
+        if extras:
+            reads, writes = self._extra_values(values, reads, writes)
         if reads:
-            extras["reads_keys"] = reads
+            values["reads_keys"] = reads
         if writes:
-            extras["writes_keys"] = writes
-        if self._visibility is not None:
-            extras["visibility"] = self._visibility
-        # setters only set fields the installed ADK has, and extras are node fields: no re-check
-        return LlmAgentNode.of(self._name, {**fields, **extras})
+            values["writes_keys"] = writes
+        if extras and self._visibility is not None:
+            values["visibility"] = self._visibility
+        return LlmAgentNode.of(name, values)

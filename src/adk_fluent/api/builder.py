@@ -18,12 +18,12 @@ from adk_fluent.adk.compat import (
     field_was_removed,
     installed_fields,
 )
-from adk_fluent.adk.compile import callback_keywords, takes_keywords
+from adk_fluent.adk.compile import callback_keywords, check_tree_names, takes_keywords
 from adk_fluent.arguments import checked_callable, checked_function, checked_some
 from adk_fluent.errors import BuildError, FieldNotInstalledError, UnknownSetterError, did_you_mean
 from adk_fluent.ir.middleware import check_middleware
 from adk_fluent.ir.names import is_valid_name, name_problem
-from adk_fluent.ir.nodes import Node, TransformNode
+from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import BuildOptions, StrictOptions
 
 
@@ -43,48 +43,19 @@ def check_name(name: object, what: str = "agent") -> None:
 def _unbuilt(root: BuilderBase) -> list[BuilderBase]:
     """`root` and the builders under it (steps, branches, bodies, delegates) whose IR is not
     made yet, each before the builders it holds, found without recursion."""
-    holders = (BuilderBase, tuple, list)
     found: list[BuilderBase] = []
     stack: list[Any] = [root]
-    while stack:
+    while stack:  # values that are neither builders nor their holders are dropped when popped
         value = stack.pop()
         if isinstance(value, BuilderBase):
-            if "_ir" not in value.__dict__:
+            state = value.__dict__
+            if "_ir" not in state:
                 found.append(value)
-                stack += [v for v in value.__dict__.values() if isinstance(v, holders)]
-        else:  # a tuple or list of steps, branches or (rule, step) pairs
-            stack += [v for v in value if isinstance(v, holders)]
+                where = value._INNER
+                stack.extend(state.values() if where is None else getattr(value, where))
+        elif isinstance(value, (tuple, list)):  # steps, branches or (rule, step) pairs
+            stack.extend(value)
     return found
-
-
-def _check_given_step_names(ir: Node) -> None:
-    """Two different state steps given one name by `.named()` (ADK's events, diagrams and
-    errors would name them alike), or a step named like an agent of the tree. Only state steps
-    can be named by hand, and a step's default name is derived from its record, so the IR
-    tells which names were given."""
-    given: dict[str, Node] = {}
-    agents: set[str] = set()
-    for node in ir.walk():
-        if isinstance(node, TransformNode):
-            if node.name == node.step.default_name():
-                continue
-            if given.setdefault(node.name, node) != node:
-                raise BuildError(
-                    "two different steps are named alike",
-                    agent=node.name,
-                    field="name",
-                    hint=f"give each step its own name, e.g. .named('{node.name}_2'); "
-                    "reusing one step value twice is fine.",
-                )
-        elif not node.ZERO_COST:
-            agents.add(node.name)
-    for name in sorted(given.keys() & agents):
-        raise BuildError(
-            "a step has the name of an agent in the same tree",
-            agent=name,
-            field="name",
-            hint=f"rename the step, e.g. .named('{name}_step').",
-        )
 
 
 class BuilderName(str):
@@ -119,19 +90,23 @@ class BuilderBase:
     _visibility: str | None = None  # the developer's override: "user" | "internal" | None
     _options: BuildOptions = BuildOptions()
     _middleware: tuple[Any, ...] = ()  # `.middleware(...)`: scoped to this builder's subtree
+    # the attribute that holds the builders under this one (steps, branches, bodies, delegates,
+    # in tuples or lists), where to_ir looks for them; None: any value this builder holds may
+    _INNER: ClassVar[str | None] = None
 
     def __init__(self, name: str, fields: dict[str, Any] | None = None) -> None:
-        check_name(name)  # raises, naming the agent and the rule
+        if type(name) is not str or not name.isidentifier() or name == "user":
+            check_name(name)  # raises, naming the agent and the rule
         self._name = name
         self._fields = {} if fields is None else fields
 
     # -- immutability -------------------------------------------------------------------------
     def _copy(self, **changes: Any) -> Self:
-        new = object.__new__(type(self))
-        state = new.__dict__
-        state.update(self.__dict__)
+        state = self.__dict__.copy()
         state.pop("_ir", None)  # the IR belongs to one value only
         state.update(changes)
+        new = object.__new__(type(self))
+        new.__dict__ = state
         return new
 
     @property
@@ -174,16 +149,18 @@ class BuilderBase:
         # the hot path of every setter: a known field, one new value (see _copy)
         if field not in installed_fields(self._ADK_CLASS):
             self._check_field(field)
-        new = object.__new__(type(self))
-        state = new.__dict__
-        state.update(self.__dict__)
+        state = self.__dict__.copy()
         state.pop("_ir", None)
         state["_fields"] = {**self._fields, field: value}
+        new = object.__new__(type(self))
+        new.__dict__ = state
         return new
 
     def _append_field(self, field: str, items: tuple[Any, ...]) -> Self:
-        self._check_field(field)
-        return self._copy(_fields={**self._fields, field: (*self._fields.get(field, ()), *items)})
+        if field not in installed_fields(self._ADK_CLASS):
+            self._check_field(field)
+        fields = self._fields
+        return self._copy(_fields={**fields, field: (*fields.get(field, ()), *items)})
 
     def _add_callbacks(self, field: str, callbacks: tuple[Callable[..., Any], ...]) -> Self:
         self._check_field(field)
@@ -296,18 +273,15 @@ class BuilderBase:
             # the builders under it first, deepest first: each then finds its children's IR
             # made, so a tree of any depth builds without recursion
             for inner in reversed(_unbuilt(self)):
-                inner._own_ir()
-            ir = self._own_ir()
-            _check_given_step_names(ir)
-        return ir
-
-    def _own_ir(self) -> Node:
-        ir: Node | None = self.__dict__.get("_ir")
-        if ir is None:
-            ir = self._build_ir()
-            if self._middleware:
-                ir = ir.replace(middleware=(*ir.middleware, *self._middleware))
-            self.__dict__["_ir"] = ir
+                state = inner.__dict__
+                if "_ir" in state:  # one builder met twice in the tree
+                    continue
+                made = inner._build_ir()
+                if inner._middleware:
+                    made = made.replace(middleware=(*made.middleware, *inner._middleware))
+                state["_ir"] = made
+            ir = self.__dict__["_ir"]
+            check_tree_names(ir)
         return ir
 
     def _build_ir(self) -> Node:

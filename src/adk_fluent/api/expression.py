@@ -12,6 +12,7 @@ Only unnamed composites flatten; a composite given `name=` stays a unit.
 from __future__ import annotations
 
 import hashlib
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import NoneType
@@ -187,7 +188,7 @@ def function_step(fn: Callable[[Any], Any]) -> StateStep:
 
 def _auto_name(prefix: str, steps: tuple[BuilderBase, ...]) -> str:
     """A deterministic, readable name from the children's names (hashed when long)."""
-    names = [s.name for s in steps]
+    names = [s._name for s in steps]
     name = f"{prefix}__" + "__".join(names)
     if len(name) <= 48:
         return name
@@ -297,6 +298,7 @@ class _Composite(Expression):
     """Shared by composites: ordered children and an optional explicit name."""
 
     _PREFIX = "composite"
+    _INNER = "_steps"
 
     def __init__(self, *steps: Any, name: str | None = None) -> None:
         if steps and isinstance(steps[0], str):
@@ -324,10 +326,39 @@ class _Composite(Expression):
         new.__dict__.update(_fields={}, _steps=children, _named=False)
         return new
 
+    @classmethod
+    def _extended(cls, left: Self, tail: tuple[Expression, ...]) -> Self:
+        """`left` (unnamed, of this kind) followed by `tail`, as operators make it, without
+        copying `left`'s steps: composites made so are views of one list that only grows (a
+        view's steps are its first `count` items, a tuple once asked for), and the view that
+        sees the whole list extends it in place. A chain `a >> b >> ...` of n steps then copies
+        O(n) steps, not the O(n^2) of a new tuple per step."""
+        run = left.__dict__.get("_run")
+        if run is None:  # the chain's first composite: its steps start the list
+            items, count = list(left._steps), len(left._steps)
+        else:
+            items, count = run
+            if len(items) != count:  # a longer view shares the list: this one's part, copied
+                items = items[:count]
+        items += tail
+        end = count + len(tail)
+        # the list is this view's if `tail` landed right after its part (another thread may
+        # have extended it first; items never change once in the list)
+        if not all(map(operator.is_, items[count:end], tail)):
+            items = [*items[:count], *tail]
+        new = object.__new__(cls)
+        new.__dict__.update(_fields={}, _run=(items, end), _named=False)
+        return new
+
     def _missing_attribute(self, attr: str) -> Any:
         if attr == "_name":  # named on first use (see _name_unnamed)
             _name_unnamed(self)
             return self.__dict__["_name"]
+        run = self.__dict__.get("_run")
+        if attr == "_steps" and run is not None:  # a view's steps, made on first use (_extended)
+            items, count = run
+            steps = self.__dict__["_steps"] = tuple(items[:count])
+            return steps
         return super()._missing_attribute(attr)
 
     if not TYPE_CHECKING:  # as in BuilderBase: unknown methods stay errors to type checkers
@@ -344,7 +375,8 @@ class _Composite(Expression):
         return self._copy(_name=name, _named=True)
 
     def _child_irs(self) -> tuple[Any, ...]:
-        return tuple(step.to_ir() for step in self._steps)
+        # to_ir made them first (see BuilderBase.to_ir): read, not asked for
+        return tuple([step.__dict__.get("_ir") or step.to_ir() for step in self._steps])
 
     def _node(self, kind: type[_N], children: tuple[Node, ...] | None = None, **extra: Any) -> _N:
         """This composite's IR node: its name, ADK fields, `extra` node fields, its children
@@ -744,19 +776,23 @@ class Fallback(_Composite):
 
 
 # -- operators ---------------------------------------------------------------------------------
-def _flatten(kind: type[_Composite], value: Expression) -> tuple[Expression, ...]:
-    """The steps of an anonymous composite of the same kind (`a >> b >> c` is one Pipeline);
+def _flattens(kind: type[_Composite], value: Expression) -> bool:
+    """Whether `value` is an anonymous composite of `kind` (`a >> b >> c` is one Pipeline);
     a composite with a name, ADK fields, a visibility override, middleware, a join or a merge
     stays a unit."""
-    if (
+    return (
         type(value) is kind
         and not value._named  # type: ignore[attr-defined]
         and not value._fields
         and value._visibility is None
         and not value._middleware
-        and getattr(value, "_join", None) is None
-        and getattr(value, "_merge", None) is None
-    ):
+        and (kind is not FanOut or (value._join is None and value._merge is None))  # type: ignore[attr-defined]
+    )
+
+
+def _flatten(kind: type[_Composite], value: Expression) -> tuple[Expression, ...]:
+    """The steps of an anonymous composite of `kind` (see `_flattens`), else `(value,)`."""
+    if _flattens(kind, value):
         return value.steps  # type: ignore[attr-defined, no-any-return]
     return (value,)
 
@@ -764,8 +800,13 @@ def _flatten(kind: type[_Composite], value: Expression) -> tuple[Expression, ...
 def _joined(kind: type[_C], operator: str, left: Any, right: Any) -> _C:
     """`left >> right` (or `|`, `//`): one unnamed composite of `kind`, its unnamed operands of
     the same kind flattened into it."""
-    a, b = as_step(left, operator), as_step(right, operator)
-    return kind._of((*_flatten(kind, a), *_flatten(kind, b)))
+    a = left if isinstance(left, Expression) else as_step(left, operator)
+    b = right if isinstance(right, Expression) else as_step(right, operator)
+    # (the type asked first: most operands are agents, not composites of this kind)
+    tail = b.steps if type(b) is kind and _flattens(kind, b) else (b,)  # type: ignore[attr-defined]
+    if type(a) is kind and _flattens(kind, a):  # a chain growing on the right: linked, not copied
+        return kind._extended(a, tail)  # type: ignore[arg-type]
+    return kind._of((a, *tail))
 
 
 def _loop(body: Expression, times: Any) -> Loop:

@@ -33,6 +33,8 @@ def bare_name(key: str) -> str:
 def key_problem(key: object) -> str | None:
     """Why a name given as a state key would not work (None if it is fine): every API that takes
     a key (S steps, C.from_state, Route, .outputs) refuses the same names for the same reasons."""
+    if isinstance(key, str) and key.isidentifier():  # most keys: none of the problems below
+        return None
     if not isinstance(key, str):
         return "a key name must be a str"
     if not key.strip():
