@@ -123,6 +123,35 @@ def is_widening(old: str, new: str, supertypes: dict[str, list[str]] | None = No
     return all(_member_covered(m, new_members, supertypes or {}) for m in union_members(old))
 
 
+# A field's documentation and the class that declares it change without changing the field.
+_NOT_COMPARED = frozenset({"doc", "declared_in"})
+
+
+def _same(old: Any, new: Any) -> bool:
+    """Equal and of the same type all the way down: 1 and True, or 1 and 1.0, differ. What
+    DeepDiff found for a manifest field's values (tests/integration/codegen/test_oracles.py
+    compares them over every scanned release); DeepDiff itself took longer to import than the
+    rest of a regen's diffing, and ~3 ms a comparison."""
+    if type(old) is not type(new):
+        return False
+    if isinstance(old, dict):
+        return old.keys() == new.keys() and all(_same(old[k], new[k]) for k in old)
+    if isinstance(old, list | tuple):
+        return len(old) == len(new) and all(map(_same, old, new))
+    return bool(old == new)
+
+
+def changed_keys(old: dict[str, Any], new: dict[str, Any]) -> set[str]:
+    """The keys of a field's manifest entry whose values differ (see `_same`), doc and
+    declaring class aside."""
+    return {
+        key
+        for key in old.keys() | new.keys()
+        if key not in _NOT_COMPARED
+        and (key not in old or key not in new or not _same(old[key], new[key]))
+    }
+
+
 def _field_changes(
     class_name: str,
     name: str,
@@ -130,10 +159,7 @@ def _field_changes(
     new: dict[str, Any],
     supertypes: dict[str, list[str]],
 ) -> list[Change]:
-    from deepdiff import DeepDiff
-
-    diff = DeepDiff(old, new, exclude_paths=["root['doc']", "root['declared_in']"])
-    touched = {path.split("'")[1] for kind in diff for path in diff[kind]}
+    touched = changed_keys(old, new)
     changes: list[Change] = []
     if "annotation" in touched and set(union_members(old["annotation"])) != set(
         union_members(new["annotation"])
@@ -297,7 +323,7 @@ def diff_manifests(old: dict[str, Any], new: dict[str, Any]) -> DiffReport:
                         "new required field" if field["required"] else "new optional field",
                     )
                 )
-            elif old_fields[name] != new_fields[name]:  # DeepDiff only where something differs
+            elif old_fields[name] != new_fields[name]:
                 changes.extend(
                     _field_changes(class_name, name, old_fields[name], new_fields[name], supertypes)
                 )

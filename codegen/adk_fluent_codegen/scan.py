@@ -190,27 +190,55 @@ def dumps(manifest: dict[str, Any]) -> str:
     return json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def probe_behaviours() -> dict[str, Any]:
-    """The installed ADK's answers to adk-fluent's behaviour probes (`adk_fluent.adk.probes`),
-    run in a child process of this Python so that their Runners and event loops never touch
-    the scan. A CodegenError when adk-fluent is not importable here or a probe fails."""
-    import subprocess
-    import sys
+class Probes:
+    """adk-fluent's behaviour probes (`adk_fluent.adk.probes`) on the installed ADK, running in
+    a child process of this Python so that their Runners and event loops never touch the scan.
+    Started before the scan, they run while it does; `answers()` waits for them."""
 
-    result = subprocess.run(
-        [sys.executable, "-m", "adk_fluent.adk.probes"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if result.returncode != 0:
-        tail = "\n".join(result.stderr.strip().splitlines()[-10:])
-        raise CodegenError(
-            f"The behaviour probes failed on google-adk {installed_adk_version()}:\n{tail}",
-            hint="run `python -m adk_fluent.adk.probes` to see the failure; scan with "
-            "--no-behaviours to record fields only.",
+    def __init__(self) -> None:
+        import subprocess
+        import sys
+        import tempfile
+
+        # Files, not pipes: nobody reads the child's output before it is done, and a full pipe
+        # would stop it halfway. answers() or stop() closes them.
+        self._output = tempfile.TemporaryFile("w+")  # noqa: SIM115
+        self._errors = tempfile.TemporaryFile("w+")  # noqa: SIM115
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "adk_fluent.adk.probes"],
+            stdout=self._output,
+            stderr=self._errors,
+            text=True,
         )
-    answers = json.loads(result.stdout)
-    if not isinstance(answers, dict):
-        raise CodegenError("The behaviour probes printed something other than a JSON object.")
-    return dict(sorted(answers.items()))
+
+    def stop(self) -> None:
+        """Stop the probes whose answers are no longer wanted."""
+        self._process.kill()
+        self._process.wait()
+        self._output.close()
+        self._errors.close()
+
+    def answers(self) -> dict[str, Any]:
+        """The probes' answers, sorted. A CodegenError when adk-fluent is not importable here or
+        a probe fails."""
+        returncode = self._process.wait()
+        with self._output as output, self._errors as errors:
+            output.seek(0)
+            errors.seek(0)
+            stdout, stderr = output.read(), errors.read()
+        if returncode != 0:
+            tail = "\n".join(stderr.strip().splitlines()[-10:])
+            raise CodegenError(
+                f"The behaviour probes failed on google-adk {installed_adk_version()}:\n{tail}",
+                hint="run `python -m adk_fluent.adk.probes` to see the failure; scan with "
+                "--no-behaviours to record fields only.",
+            )
+        answers = json.loads(stdout)
+        if not isinstance(answers, dict):
+            raise CodegenError("The behaviour probes printed something other than a JSON object.")
+        return dict(sorted(answers.items()))
+
+
+def probe_behaviours() -> dict[str, Any]:
+    """The installed ADK's answers to adk-fluent's behaviour probes (see `Probes`)."""
+    return Probes().answers()

@@ -14,10 +14,11 @@ its threshold (1.0 by default: every checked turn).
 from __future__ import annotations
 
 import abc
+import functools
 import importlib
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from google.adk.evaluation.eval_case import get_all_tool_calls
 from google.adk.evaluation.eval_metrics import (
@@ -28,14 +29,13 @@ from google.adk.evaluation.eval_metrics import (
     MetricValueInfo,
 )
 from google.adk.evaluation.evaluator import EvaluationResult, Evaluator, PerInvocationResult
-from google.adk.evaluation.metric_evaluator_registry import (
-    DEFAULT_METRIC_EVALUATOR_REGISTRY,
-    MetricEvaluatorRegistry,
-)
 
 from adk_fluent.evaluation.cases import FluentJudge, JudgeInput, Turn
 from adk_fluent.evaluation.compile import RESPONSE_METRIC, TRAJECTORY_METRIC, _turn_from
 from adk_fluent.evaluation.scoring import check_trajectory
+
+if TYPE_CHECKING:
+    from google.adk.evaluation.metric_evaluator_registry import MetricEvaluatorRegistry
 
 Verdict = tuple[float, bool] | None  # (score, passed), None: not checked on this turn
 
@@ -263,62 +263,82 @@ def metric_info(name: str, description: str) -> MetricInfo:
     )
 
 
-class FluentMetricRegistry(MetricEvaluatorRegistry):
-    """ADK's registry for one suite run: ADK's metrics as registered process-wide, plus the
-    evaluators registered here, which no other run sees (ADK 1.x keeps registrations in a
-    class-level dict, so registering into ADK's default registry would leak between runs)."""
+def __getattr__(name: str) -> Any:
+    # FluentMetricRegistry is made on first use: ADK's registry module imports
+    # google-cloud-aiplatform (thousands of modules, seconds), which the metrics here do not need
+    if name == "FluentMetricRegistry":
+        return _registry_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-    def __init__(
-        self,
-        base: MetricEvaluatorRegistry | None = None,
-        predicates: Mapping[str, Any] | None = None,
-    ) -> None:
-        self._base = base or DEFAULT_METRIC_EVALUATOR_REGISTRY
-        self._own: dict[str, tuple[type[Evaluator], MetricInfo]] = {}
-        # Why a metric raised (ADK turns it into NOT_EVALUATED and only logs it), keyed by
-        # (the first actual invocation's id, metric name): this run's evaluators only.
-        self.failures: dict[tuple[str, str], str] = {}
-        trajectory = type(
-            "RunTrajectoryEvaluator", (TrajectoryEvaluator,), {"predicates": dict(predicates or {})}
-        )
-        self.register_evaluator(
-            metric_info(TRAJECTORY_METRIC, "adk-fluent: tool calls, with argument rules"),
-            trajectory,
-        )
-        self.register_evaluator(
-            metric_info(RESPONSE_METRIC, "adk-fluent: final response checks"), ResponseEvaluator
-        )
 
-    def register_evaluator(self, metric_info: MetricInfo, evaluator: type[Evaluator]) -> None:
-        self._own[str(metric_info.metric_name)] = (evaluator, metric_info)
+@functools.cache
+def _registry_class() -> type[MetricEvaluatorRegistry]:
+    from google.adk.evaluation.metric_evaluator_registry import (
+        DEFAULT_METRIC_EVALUATOR_REGISTRY,
+        MetricEvaluatorRegistry,
+    )
 
-    def register_judge(self, judge: FluentJudge) -> None:
-        evaluator = type(f"Judge_{judge.name}", (JudgeEvaluator,), {"judge": judge})
-        self.register_evaluator(
-            metric_info(judge.name, judge.description or f"adk-fluent judge {judge.name}"),
-            evaluator,
-        )
+    class FluentMetricRegistry(MetricEvaluatorRegistry):
+        """ADK's registry for one suite run: ADK's metrics as registered process-wide, plus the
+        evaluators registered here, which no other run sees (ADK 1.x keeps registrations in a
+        class-level dict, so registering into ADK's default registry would leak between runs)."""
 
-    def get_evaluator(self, eval_metric: EvalMetric) -> Evaluator:
-        own = self._own.get(eval_metric.metric_name)
-        if own is not None:
-            evaluator = own[0](eval_metric=eval_metric)  # type: ignore[call-arg]
-        else:
-            evaluator = self._base.get_evaluator(eval_metric)
-        return _Recorded(evaluator, str(eval_metric.metric_name), self.failures)
+        def __init__(
+            self,
+            base: MetricEvaluatorRegistry | None = None,
+            predicates: Mapping[str, Any] | None = None,
+        ) -> None:
+            self._base = base or DEFAULT_METRIC_EVALUATOR_REGISTRY
+            self._own: dict[str, tuple[type[Evaluator], MetricInfo]] = {}
+            # Why a metric raised (ADK turns it into NOT_EVALUATED and only logs it), keyed by
+            # (the first actual invocation's id, metric name): this run's evaluators only.
+            self.failures: dict[tuple[str, str], str] = {}
+            trajectory = type(
+                "RunTrajectoryEvaluator",
+                (TrajectoryEvaluator,),
+                {"predicates": dict(predicates or {})},
+            )
+            self.register_evaluator(
+                metric_info(TRAJECTORY_METRIC, "adk-fluent: tool calls, with argument rules"),
+                trajectory,
+            )
+            self.register_evaluator(
+                metric_info(RESPONSE_METRIC, "adk-fluent: final response checks"), ResponseEvaluator
+            )
 
-    def get_registered_metrics(self) -> list[MetricInfo]:
-        mine = [info.model_copy(deep=True) for _, info in self._own.values()]
-        return [*self._base.get_registered_metrics(), *mine]
+        def register_evaluator(self, metric_info: MetricInfo, evaluator: type[Evaluator]) -> None:
+            self._own[str(metric_info.metric_name)] = (evaluator, metric_info)
 
-    def fork(self) -> FluentMetricRegistry:
-        """An isolated copy (ADK 2.x's registries fork per eval run)."""
-        copy = FluentMetricRegistry(self._base)
-        copy._own = dict(self._own)
-        return copy
+        def register_judge(self, judge: FluentJudge) -> None:
+            evaluator = type(f"Judge_{judge.name}", (JudgeEvaluator,), {"judge": judge})
+            self.register_evaluator(
+                metric_info(judge.name, judge.description or f"adk-fluent judge {judge.name}"),
+                evaluator,
+            )
 
-    def known(self) -> set[str]:
-        return {str(info.metric_name) for info in self.get_registered_metrics()}
+        def get_evaluator(self, eval_metric: EvalMetric) -> Evaluator:
+            own = self._own.get(eval_metric.metric_name)
+            if own is not None:
+                evaluator = own[0](eval_metric=eval_metric)  # type: ignore[call-arg]
+            else:
+                evaluator = self._base.get_evaluator(eval_metric)
+            return _Recorded(evaluator, str(eval_metric.metric_name), self.failures)
+
+        def get_registered_metrics(self) -> list[MetricInfo]:
+            mine = [info.model_copy(deep=True) for _, info in self._own.values()]
+            return [*self._base.get_registered_metrics(), *mine]
+
+        def fork(self) -> FluentMetricRegistry:
+            """An isolated copy (ADK 2.x's registries fork per eval run)."""
+            copy = FluentMetricRegistry(self._base)
+            copy._own = dict(self._own)
+            return copy
+
+        def known(self) -> set[str]:
+            return {str(info.metric_name) for info in self.get_registered_metrics()}
+
+    FluentMetricRegistry.__qualname__ = "FluentMetricRegistry"  # as if defined at the top
+    return FluentMetricRegistry
 
 
 # ---- custom-metric functions (what `adk eval` imports) ------------------------------------

@@ -17,11 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from adk_fluent.evaluation.adk_metrics import (
-    FluentMetricRegistry,
-    actual_calls,
-    final_text,
-)
 from adk_fluent.evaluation.cases import (
     FluentCase,
     FluentJudge,
@@ -190,6 +185,8 @@ async def evaluate_group(
         manager.add_eval_case(
             app_name=app.name, eval_set_id=eval_set.eval_set_id, eval_case=eval_case
         )
+    from adk_fluent.evaluation.adk_metrics import FluentMetricRegistry
+
     registry = FluentMetricRegistry(predicates=predicates)
     for judge in judges:
         registry.register_judge(judge)
@@ -385,6 +382,10 @@ def case_result(
     reasons: dict[tuple[str, str], str] | None = None,
 ) -> CaseResult:
     """One case's CaseResult from ADK's EvalCaseResult, the actual invocations and the state."""
+    # here, not at the top: adk_metrics imports ADK's metric registry (google-cloud-aiplatform,
+    # seconds), which the module's pure helpers (unscored_rubrics, state_outcomes) do not need
+    from adk_fluent.evaluation.adk_metrics import actual_calls, final_text
+
     turns = []
     if case.simulation is not None:  # the simulated user's turns, as they happened
         for invocation in actual:

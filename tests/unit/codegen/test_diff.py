@@ -366,3 +366,22 @@ def test_gate_main_reports_errors_in_one_paragraph(
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("error: Manifest") and "hint:" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ({"value": 1}, {"value": True}),
+        ({"value": 1}, {"value": 1.0}),
+        ({"value": []}, {"value": {}}),
+        ({"value": None}, None),
+        ({"value": "a"}, {"enum": "Mode.A"}),
+    ],
+    ids=["int-bool", "int-float", "list-dict", "value-none", "value-enum"],
+)
+def test_a_default_of_another_type_is_a_change_even_when_equal(
+    old: dict[str, Any], new: dict[str, Any] | None
+) -> None:
+    # the alias changes too, so the field differs even where the defaults compare equal
+    changes = changes_between({"f": field(default=old)}, {"f": field(default=new, alias="g")})
+    assert [(c.field, c.kind) for c in changes] == [("f", "default"), ("f", "alias")]
