@@ -35,7 +35,8 @@ def race_scripts(slow_step=None):
 
 
 def _slow_reply():
-    return streamed(*[f"slow{i} " for i in range(30)], gap=0.05)
+    # far longer than fast's (5 s against 0.45 s): a loaded machine still sees it cut off
+    return streamed(*[f"slow{i} " for i in range(100)], gap=0.05)
 
 
 async def test_every_contenders_partials_reach_the_client_live_and_tagged(sqlite_url):
