@@ -93,8 +93,12 @@ class AgentEvent:
 
     @classmethod
     def from_adk(cls, event: Any) -> AgentEvent:
-        """Convert an ADK `Event`."""
+        """Convert an ADK `Event`. A partial chunk carries no state or artifact delta: no
+        session store applies one, and on the Workflow target ADK 2.x gives a reply's chunks
+        the final reply's actions object, so what they held depended on when it was read."""
         actions = event.actions
+        partial = bool(event.partial)
+        deltas = actions is not None and not partial
         text = None
         calls: list[ToolCallInfo] = []
         responses: list[ToolResponseInfo] = []
@@ -116,14 +120,14 @@ class AgentEvent:
         return cls(
             author=event.author,
             content=text,
-            state_delta=dict(actions.state_delta or {}) if actions else {},
-            artifact_delta=dict(actions.artifact_delta or {}) if actions else {},
+            state_delta=dict(actions.state_delta or {}) if deltas else {},
+            artifact_delta=dict(actions.artifact_delta or {}) if deltas else {},
             transfer_to=actions.transfer_to_agent if actions else None,
             escalate=bool(actions.escalate) if actions else False,
             tool_calls=tuple(calls),
             tool_responses=tuple(responses),
             is_final=bool(event.is_final_response()),
-            is_partial=bool(event.partial),
+            is_partial=partial,
             end_of_agent=bool(getattr(actions, "end_of_agent", False)) if actions else False,
             error_code=event.error_code,
             error_message=event.error_message,

@@ -366,6 +366,7 @@ class UserPlugin(BasePlugin):
         self.seen.append(f"after_model {text_of(llm_response)}")
 
 
+@pytest.mark.classic_target("a Workflow graph always gets the HaltPlugin")
 def test_the_apps_plugins_are_halt_middleware_then_the_users():
     # the fix for unanswered tool calls (tests/behaviour/adk/test_unanswered_calls.py) comes
     # only with a tree that can call tools; this one cannot

@@ -136,7 +136,8 @@ async def test_a_route_after_a_streaming_classifier_reads_the_whole_value(sqlite
 async def test_the_output_key_is_stored_whole_wherever_adk_puts_its_delta(sqlite_url):
     """ADK 2.x hands the final event's actions to the partials of the same model turn too, so
     a client holding a partial may see the output_key delta on it; 1.x does not. Either way the
-    value is the whole reply, the store holds it once, and the next agent reads it whole."""
+    value is the whole reply, the store holds it once, and the next agent reads it whole; the
+    client's AgentEvent carries the delta on the whole reply only."""
     pipeline = Agent("classifier").outputs("intent") >> Agent("closer").instruct("Go: {intent}")
     scripts = {"classifier": streamed("alpha ", "beta ", "gamma", gap=0.005), "closer": "ok"}
     turn = await fluent_turn(pipeline, scripts, sqlite_url, "o", streaming="sse")
@@ -146,6 +147,14 @@ async def test_the_output_key_is_stored_whole_wherever_adk_puts_its_delta(sqlite
         if "intent" in (e.raw.actions.state_delta or {})
     ]
     assert carried and set(carried) == {"alpha beta gamma"}  # never a prefix
+    # the client's own view is the same on every release and target: a chunk changes no
+    # state (no store applies it), the whole reply's event carries the delta
+    assert [e.state_delta for e in turn.client if e.author == "classifier"] == [
+        {},
+        {},
+        {},
+        {"intent": "alpha beta gamma"},
+    ]
     stored = [e for e in turn.stored if "intent" in (e.actions.state_delta or {})]
     assert [(e.author, text_of(e), e.partial) for e in stored] == [
         ("classifier", "alpha beta gamma", None)
