@@ -116,11 +116,13 @@ def compile_kwargs(adk_class_name: str, node: Node, sub_agents: list[Any]) -> di
     """Constructor keyword arguments for ADK's `adk_class_name` from a generated node."""
     kinds = FIELD_KINDS[adk_class_name]
     # only what was set: a node's __dict__ holds just the fields it was given, ADK's and its own
-    # (name, state keys, ...), which are taken out (fewer than ADK's fields, set operations)
+    # (name, state keys, ...), which are taken out (a loop: `keys() - set` calls a method by name)
     state = vars(node)
+    fields = _FIELDS[adk_class_name]
     kwargs = dict(state)
-    for field in state.keys() - _FIELDS[adk_class_name]:
-        del kwargs[field]
+    for field in state:
+        if field not in fields:
+            del kwargs[field]
     shaped = _SHAPED[adk_class_name]
     if not shaped.isdisjoint(kwargs):  # most nodes have no list or callback field
         for field in shaped.intersection(kwargs):

@@ -12,7 +12,6 @@ Only unnamed composites flatten; a composite given `name=` stays a unit.
 from __future__ import annotations
 
 import hashlib
-import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import NoneType
@@ -332,7 +331,9 @@ class _Composite(Expression):
         copying `left`'s steps: composites made so are views of one list that only grows (a
         view's steps are its first `count` items, a tuple once asked for), and the view that
         sees the whole list extends it in place. A chain `a >> b >> ...` of n steps then copies
-        O(n) steps, not the O(n^2) of a new tuple per step."""
+        O(n) steps, not the O(n^2) of a new tuple per step. A view that is changed (named, a
+        field set, ...) is copied with its steps as a tuple (`_copy`): holding a list part
+        (`_run`) also says a composite is as operators made it."""
         run = left.__dict__.get("_run")
         if run is None:  # the chain's first composite: its steps start the list
             items, count = list(left._steps), len(left._steps)
@@ -344,11 +345,17 @@ class _Composite(Expression):
         end = count + len(tail)
         # the list is this view's if `tail` landed right after its part (another thread may
         # have extended it first; items never change once in the list)
-        if not all(map(operator.is_, items[count:end], tail)):
+        if items[count:end] != list(tail):  # builders compare by identity
             items = [*items[:count], *tail]
         new = object.__new__(cls)
-        new.__dict__.update(_fields={}, _run=(items, end), _named=False)
+        new.__dict__ = {"_fields": {}, "_run": (items, end), "_named": False}
         return new
+
+    def _copy(self, **changes: Any) -> Self:
+        return _unit(super()._copy(**changes))
+
+    def _set_field(self, field: str, value: Any) -> Self:
+        return _unit(super()._set_field(field, value))
 
     def _missing_attribute(self, attr: str) -> Any:
         if attr == "_name":  # named on first use (see _name_unnamed)
@@ -445,6 +452,16 @@ class Pipeline(_Composite, DeclaresState, AgentCallbacks, SequentialAgentSetters
         "or a >> b; a pipeline is a value, so a >> c makes a longer one (docs/builders.md).",
     }
 
+    def __rshift__(self, other: Any) -> Pipeline:
+        # `a >> b >> ...` grows here: a view extended by one more step (_joined's answer)
+        if (
+            "_run" in self.__dict__
+            and isinstance(other, Expression)
+            and type(other) is not Pipeline
+        ):
+            return self._extended(self, (other,))
+        return _joined(Pipeline, ">>", self, other)
+
     def _build_ir(self) -> SequentialAgentNode:
         return self._node(SequentialAgentNode, **self._declared_fields())
 
@@ -472,6 +489,12 @@ class FanOut(_Composite, DeclaresState, AgentCallbacks, ParallelAgentSetters):
         super().__init__(*steps, name=name)
         if join is not None:
             self._join = _join_kind(join, self._name)
+
+    def __or__(self, other: Any) -> FanOut:
+        # `a | b | ...` grows here: a view extended by one more branch (_joined's answer)
+        if "_run" in self.__dict__ and isinstance(other, Expression) and type(other) is not FanOut:
+            return self._extended(self, (other,))
+        return _joined(FanOut, "|", self, other)
 
     def first_complete(self) -> Self:
         """End the FanOut when its first branch finishes: the others are cancelled (and
@@ -797,6 +820,16 @@ def _flatten(kind: type[_Composite], value: Expression) -> tuple[Expression, ...
     return (value,)
 
 
+def _unit(composite: _C) -> _C:
+    """A changed composite: its steps a tuple of its own, no longer a view (see _extended)."""
+    state = composite.__dict__
+    run = state.pop("_run", None)
+    if run is not None and "_steps" not in state:
+        items, count = run
+        state["_steps"] = tuple(items[:count])
+    return composite
+
+
 def _joined(kind: type[_C], operator: str, left: Any, right: Any) -> _C:
     """`left >> right` (or `|`, `//`): one unnamed composite of `kind`, its unnamed operands of
     the same kind flattened into it."""
@@ -804,7 +837,8 @@ def _joined(kind: type[_C], operator: str, left: Any, right: Any) -> _C:
     b = right if isinstance(right, Expression) else as_step(right, operator)
     # (the type asked first: most operands are agents, not composites of this kind)
     tail = b.steps if type(b) is kind and _flattens(kind, b) else (b,)  # type: ignore[attr-defined]
-    if type(a) is kind and _flattens(kind, a):  # a chain growing on the right: linked, not copied
+    # a chain growing on the right: extended, not copied (a view is as operators made it)
+    if type(a) is kind and ("_run" in a.__dict__ or _flattens(kind, a)):
         return kind._extended(a, tail)  # type: ignore[arg-type]
     return kind._of((a, *tail))
 
