@@ -11,7 +11,7 @@ import functools
 import inspect
 import warnings
 from collections.abc import Callable
-from types import GeneratorType
+from types import FunctionType, GeneratorType
 from typing import Any, NamedTuple, cast
 
 from adk_fluent_generated.compile_cases import FIELD_KINDS, compile_kwargs
@@ -121,10 +121,12 @@ def _tree_names(root: ir.Node, *, steps: bool = False) -> TreeNames:
     stack = [root]
     while stack:  # root.walk(), written out: the one walk of every new tree (a loop per node)
         node = stack.pop()
-        if "tools" in node.__dict__:
-            attached = node.attached
-            if attached:
-                stack.extend(reversed(attached))
+        for tool in node.__dict__.get("tools", ()):  # (attached's own fast path, asked first)
+            if type(tool) is not FunctionType or "agent" in tool.__dict__:
+                attached = node.attached
+                if attached:
+                    stack.extend(reversed(attached))
+                break
         children = node.children
         if children:
             stack.extend(reversed(children))

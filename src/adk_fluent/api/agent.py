@@ -23,7 +23,7 @@ from adk_fluent.arguments import checked_callable, checked_function, checked_ins
 from adk_fluent.errors import AdkFluentWarning, BuildError, describe_value
 from adk_fluent.ir.content import ContentSpec, parse_modalities
 from adk_fluent.ir.context_spec import ContextSpec
-from adk_fluent.ir.instruction_keys import template_reads
+from adk_fluent.ir.instruction_keys import text_reads
 from adk_fluent.ir.model_selection import ModelSelectorNode, model_selector
 from adk_fluent.ir.state_keys import check_key
 
@@ -142,7 +142,6 @@ def _refuse_tool(agent: str, message: str, hint: str) -> NoReturn:
 
 
 _NO_KEYS: frozenset[str] = frozenset()
-_FUNCTIONS = {FunctionType}
 
 # An Agent's state when only its ADK fields were set (with the bookkeeping of their setters)
 _BARE_STATE = frozenset({"_name", "_fields", "_adk_spelt", "_unchecked_tools", "_ir"})
@@ -242,10 +241,19 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
         if type(fn_or_tool) is FunctionType and require_confirmation is False:
             # a plain function, as most tools are: none of the cases below applies, and the
             # first named one needs no check (_check_tool refuses lambdas and repeated names)
-            earlier = self._fields.get("tools", ())
+            state = self.__dict__
+            fields = state["_fields"]
+            earlier = fields.get("tools", ())
             if earlier or fn_or_tool.__dict__ or fn_or_tool.__name__ == "<lambda>":
-                _check_tool(self._name, fn_or_tool, earlier)
-            return self._with_checked_tool(fn_or_tool)
+                _check_tool(state["_name"], fn_or_tool, earlier)
+            if "tools" not in installed_fields(self._ADK_CLASS):
+                self._check_field("tools")
+            state = state.copy()  # (_with_checked_tool's copy, written out: most agents have tools)
+            state.pop("_ir", None)
+            state["_fields"] = {**fields, "tools": (*earlier, fn_or_tool)}
+            new = object.__new__(type(self))
+            new.__dict__ = state
+            return new
         if isinstance(fn_or_tool, Expression) or is_native_agent(fn_or_tool):
             if require_confirmation:
                 raise BuildError(
@@ -581,7 +589,7 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
         name, fields = state["_name"], state["_fields"]
         # what the methods below the fields set (.inject(), .context(), .reads(), .show(), ...)
         # is kept in the instance only when set: an agent without any is read no further
-        extras = not state.keys() <= _BARE_STATE
+        extras = len(state) > 2 and not state.keys() <= _BARE_STATE  # (2: _name and _fields)
         if "model" in fields:  # .model(...) (the generated setter) is checked here
             model = fields["model"]
             if type(model) is not str or not model.strip():  # a model name needs no more
@@ -593,20 +601,28 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
             if unchecked:
                 for index in sorted(unchecked):
                     _check_tool(name, tools[index], tools[:index])
-            if set(map(type, tools)) != _FUNCTIONS and any(  # plain functions are no agents
-                isinstance(t, _AGENT_TOOLS) or is_adk_agent_tool(t) for t in tools
-            ):
-                fields = {**fields, "tools": tuple(_tool_ir(name, t) for t in tools)}
+            for tool in tools:  # plain functions, most tools, are no agents
+                if type(tool) is not FunctionType and (
+                    isinstance(tool, _AGENT_TOOLS) or is_adk_agent_tool(tool)
+                ):
+                    fields = {**fields, "tools": tuple(_tool_ir(name, t) for t in tools)}
+                    break
         if extras and self._resources:  # .inject(): copies of the tools that take a resource
             tools = inject_tools(name, fields.get("tools", ()), self._resources)
             fields = {**fields, "tools": tools}
-        values = dict(fields)  # and the node fields below; all known: no re-check
+        # the node, filled as LlmAgentNode.of(name, values) fills it (without a dict to copy):
+        # the fields and the node fields below, all known, so not checked again
+        node = object.__new__(LlmAgentNode)
+        values = node.__dict__
+        values["name"] = name
+        values.update(fields)
         reads = _NO_KEYS
         instruction = fields.get("instruction")
         if instruction is not None:  # .instruction(...) (the generated setter) is checked here
-            if not isinstance(instruction, str):
+            if isinstance(instruction, str):
+                reads = text_reads(instruction)
+            else:
                 _check_instruction(name, instruction)
-            reads = template_reads(instruction)
         output_key = fields.get("output_key")
         # an output_schema adds no keys: ADK stores the whole object in state[output_key]
         writes = frozenset((output_key,)) if isinstance(output_key, str) else _NO_KEYS
@@ -618,4 +634,4 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
             values["writes_keys"] = writes
         if extras and self._visibility is not None:
             values["visibility"] = self._visibility
-        return LlmAgentNode.of(name, values)
+        return node

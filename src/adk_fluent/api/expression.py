@@ -302,7 +302,8 @@ class _Composite(Expression):
     def __init__(self, *steps: Any, name: str | None = None) -> None:
         if steps and isinstance(steps[0], str):
             _refuse_name_as_step(type(self).__name__, steps[0], name)
-        children = tuple(as_step(s, type(self).__name__) for s in steps)
+        kind = type(self).__name__
+        children = tuple([s if isinstance(s, Expression) else as_step(s, kind) for s in steps])
         if not children:
             named = f", name={name!r}" if name is not None else ""
             raise EmptyCompositeError(
@@ -388,12 +389,15 @@ class _Composite(Expression):
     def _node(self, kind: type[_N], children: tuple[Node, ...] | None = None, **extra: Any) -> _N:
         """This composite's IR node: its name, ADK fields, `extra` node fields, its children
         (default: its steps') and its visibility."""
-        return kind(
-            name=self._name,
-            **self._fields,
-            **extra,
-            children=self._child_irs() if children is None else children,
-            visibility=self._visibility,
+        # setters set known fields only, and `extra` holds node fields: no checking again
+        return kind.of(
+            self._name,
+            {
+                **self._fields,
+                **extra,
+                "children": self._child_irs() if children is None else children,
+                "visibility": self._visibility,
+            },
         )
 
 
@@ -454,12 +458,9 @@ class Pipeline(_Composite, DeclaresState, AgentCallbacks, SequentialAgentSetters
 
     def __rshift__(self, other: Any) -> Pipeline:
         # `a >> b >> ...` grows here: a view extended by one more step (_joined's answer)
-        if (
-            "_run" in self.__dict__
-            and isinstance(other, Expression)
-            and type(other) is not Pipeline
-        ):
-            return self._extended(self, (other,))
+        run = self.__dict__.get("_run")
+        if run is not None and isinstance(other, Expression) and type(other) is not Pipeline:
+            return _grown(Pipeline, run, other)
         return _joined(Pipeline, ">>", self, other)
 
     def _build_ir(self) -> SequentialAgentNode:
@@ -492,8 +493,9 @@ class FanOut(_Composite, DeclaresState, AgentCallbacks, ParallelAgentSetters):
 
     def __or__(self, other: Any) -> FanOut:
         # `a | b | ...` grows here: a view extended by one more branch (_joined's answer)
-        if "_run" in self.__dict__ and isinstance(other, Expression) and type(other) is not FanOut:
-            return self._extended(self, (other,))
+        run = self.__dict__.get("_run")
+        if run is not None and isinstance(other, Expression) and type(other) is not FanOut:
+            return _grown(FanOut, run, other)
         return _joined(FanOut, "|", self, other)
 
     def first_complete(self) -> Self:
@@ -818,6 +820,19 @@ def _flatten(kind: type[_Composite], value: Expression) -> tuple[Expression, ...
     if _flattens(kind, value):
         return value.steps  # type: ignore[attr-defined, no-any-return]
     return (value,)
+
+
+def _grown(kind: type[_C], run: tuple[list[Expression], int], step: Expression) -> _C:
+    """_Composite._extended for a view (its `run`) and one step, the most common case."""
+    items, count = run
+    if len(items) != count:  # a longer view shares the list: this one's part, copied
+        items = items[:count]
+    items.append(step)
+    if items[count] is not step:  # another thread extended the list first
+        items = [*items[:count], step]
+    new = object.__new__(kind)
+    new.__dict__ = {"_fields": {}, "_run": (items, count + 1), "_named": False}
+    return new
 
 
 def _unit(composite: _C) -> _C:
