@@ -20,12 +20,13 @@ The order, documented in docs/middleware.md:
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from adk_fluent_generated.field_versions import PLUGIN_CALLBACK_VERSIONS, releases_in
 from google.adk.plugins.base_plugin import BasePlugin
@@ -93,7 +94,25 @@ class StackEntry:
         return (getattr(self.middleware, "priority", 0), self.order)
 
 
-_current: ContextVar[MiddlewarePlugin | None] = ContextVar("adk_fluent_middleware", default=None)
+class _Dispatch:
+    """What the middleware of one model or agent callback share while it runs: the plugin's
+    tables (agent_path, agent_facts) and the model call key of its callback context, worked
+    out once (model_call) instead of once per middleware."""
+
+    __slots__ = ("context", "facts", "key", "paths")
+
+    def __init__(self, plugin: MiddlewarePlugin, context: Any) -> None:
+        self.paths = plugin.paths
+        self.facts = plugin.facts
+        self.context = context
+        self.key: tuple[Any, ...] | None = None
+
+
+# The plugin (or the _Dispatch) whose callback is running: agent_path() / agent_facts() answer
+# from it. A context variable: concurrent runs (tasks) each see their own.
+_current: ContextVar[MiddlewarePlugin | _Dispatch | None] = ContextVar(
+    "adk_fluent_middleware", default=None
+)
 
 
 def agent_path(agent_name: str) -> str:
@@ -124,6 +143,18 @@ def model_call(callback_context: Any) -> tuple[Any, ...]:
     concurrent calls (parallel branches, sessions at once) never share one. map_over's items
     and race's alternatives run one agent at once on the same branch, each on a private copy
     of the session: the copy's identity tells them apart."""
+    dispatch = _current.get()
+    if type(dispatch) is _Dispatch and dispatch.context is callback_context:
+        # inside the plugin's dispatch of this very context: its key is read once (what it is
+        # made of does not change while one callback runs)
+        key = dispatch.key
+        if key is None:
+            key = dispatch.key = _call_key(callback_context)
+        return key
+    return _call_key(callback_context)
+
+
+def _call_key(callback_context: Any) -> tuple[Any, ...]:
     ctx = invocation_of(callback_context)
     return (
         getattr(ctx, "invocation_id", None),
@@ -137,26 +168,289 @@ async def _nothing(**kwargs: Any) -> None:
     return None
 
 
-def _awaitable(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """`fn` as a coroutine function (a plain method's result is handed back as it is)."""
-    if inspect.iscoroutinefunction(fn):
-        return fn
+# One middleware method as the plugin calls it: (the method, whether it is a coroutine function;
+# a plain method's result is awaited when it is awaitable).
+_Call = tuple[Callable[..., Any], bool]
+_AGENTS_REMEMBERED = 1024  # agent names whose scoped selection is kept (a tree has a few)
 
-    async def called(**kwargs: Any) -> Any:
-        result = fn(**kwargs)
+
+def _call(fn: Callable[..., Any]) -> _Call:
+    # a built-in's callback whose body needs no await (sync_callback): its body is called as
+    # it is, without a coroutine per call (what the method would await comes back awaitable)
+    body = getattr(getattr(fn, "__func__", None), _SYNC_BODY, None)
+    owner = getattr(fn, "__self__", None)
+    if body is not None and owner is not None:
+        return (body.__get__(owner), False)
+    return (fn, inspect.iscoroutinefunction(fn))
+
+
+_SYNC_BODY = "__adk_fluent_sync_body__"
+_Result = TypeVar("_Result")
+
+
+def sync_callback(body: Callable[..., _Result]) -> Callable[..., Coroutine[Any, Any, Any]]:
+    """A middleware callback written as a plain method (for the built-ins): the method is a
+    coroutine function as the protocol says (`await m.before_model_callback(...)`), and the
+    middleware plugin calls the body itself, sparing a coroutine per call on every agent,
+    model and tool call. The body may return an awaitable (when, now and then, it has to wait:
+    an async store, a queue): it is awaited, and its result is the callback's."""
+
+    @functools.wraps(body)
+    async def callback(*args: Any, **kwargs: Any) -> Any:
+        result: Any = body(*args, **kwargs)
         if inspect.isawaitable(result):
             result = await result
         return result
 
-    return called
+    setattr(callback, _SYNC_BODY, body)
+    return callback
 
 
-def _dispatch(callback: str, how: Callable[..., Any]) -> Callable[..., Any]:
-    """The plugin method for ADK's `callback`: `how` (MiddlewarePlugin._first, _chain or
-    _notify) runs the stack for it."""
+class _Selection:
+    """The stack's methods for one callback whose scope holds the agent it runs for: worked
+    out once per agent name (scopes are fixed when the plugin is made), not on every call."""
+
+    __slots__ = ("_agent_of", "_known", "_stack")
+
+    def __init__(
+        self, callback: str, stack: Sequence[tuple[Callable[..., Any], frozenset[str] | None]]
+    ) -> None:
+        self._stack = tuple((_call(fn), agents) for fn, agents in stack)
+        self._agent_of = _AGENT_OF.get(callback)
+        self._known: dict[str | None, tuple[_Call, ...]] = {}
+
+    def __call__(self, kwargs: dict[str, Any]) -> tuple[_Call, ...]:
+        of = self._agent_of
+        agent = of(kwargs) if of is not None else None
+        named = agent is None or isinstance(agent, str)
+        if named:
+            known = self._known.get(agent)
+            if known is not None:
+                return known
+        calls = tuple(call for call, agents in self._stack if agents is None or agent in agents)
+        if named and len(self._known) < _AGENTS_REMEMBERED:
+            self._known[agent] = calls
+        return calls
+
+
+# The runners: one coroutine function per callback, made when the plugin is made. The loops
+# are written out in each (no helper coroutine per middleware called): every agent, model and
+# tool call goes through them.
+def _first(
+    plugin: MiddlewarePlugin,
+    static: tuple[_Call, ...] | None,
+    select: _Selection,
+    tails: tuple[Callable[..., Any], ...],
+    keyed: bool,
+) -> Callable[..., Any]:
+    """The first middleware (then tail plugin) returning a value answers. `keyed`: the
+    callback has a callback_context whose model call key its middleware share."""
+
+    async def run(**kwargs: Any) -> Any:
+        calls = static if static is not None else select(kwargs)
+        if calls:  # a callback no middleware has costs no context switch (every event's path)
+            # agent_path() / agent_facts() answer from this plugin
+            token = _current.set(
+                _Dispatch(plugin, kwargs.get("callback_context")) if keyed else plugin
+            )
+            try:
+                for fn, is_async in calls:
+                    if is_async:
+                        result = await fn(**kwargs)
+                    else:
+                        result = fn(**kwargs)
+                        if result is not None and inspect.isawaitable(result):
+                            result = await result
+                    if result is not None:
+                        return result
+            finally:
+                _current.reset(token)
+        for tail in tails:
+            result = await tail(**kwargs)
+            if result is not None:
+                return result
+        return None
+
+    return run
+
+
+def _chain(
+    plugin: MiddlewarePlugin,
+    static: tuple[_Call, ...] | None,
+    select: _Selection,
+    tails: tuple[Callable[..., Any], ...],
+    keyed: bool,
+    key: str,
+) -> Callable[..., Any]:
+    """Each middleware is handed what the one before returned (kwargs[key]); the tail plugins'
+    first answer, else the last value handed on (None when none changed it)."""
+
+    async def run(**kwargs: Any) -> Any:
+        # `kwargs` is this call's own dict: the value handed on is put in it
+        changed = False
+        calls = static if static is not None else select(kwargs)
+        if calls:
+            token = _current.set(
+                _Dispatch(plugin, kwargs.get("callback_context")) if keyed else plugin
+            )
+            try:
+                for fn, is_async in calls:
+                    if is_async:
+                        result = await fn(**kwargs)
+                    else:
+                        result = fn(**kwargs)
+                        if result is not None and inspect.isawaitable(result):
+                            result = await result
+                    if result is not None:
+                        kwargs[key] = result
+                        changed = True
+            finally:
+                _current.reset(token)
+        for tail in tails:
+            final = await tail(**kwargs)
+            if final is not None:
+                return final
+        return kwargs[key] if changed else None
+
+    return run
+
+
+def _notify(
+    plugin: MiddlewarePlugin,
+    static: tuple[_Call, ...] | None,
+    select: _Selection,
+    tails: tuple[Callable[..., Any], ...],
+) -> Callable[..., Any]:
+    """Every middleware, then every tail plugin, hears it."""
+
+    async def run(**kwargs: Any) -> None:
+        calls = static if static is not None else select(kwargs)
+        if calls:
+            token = _current.set(plugin)
+            try:
+                for fn, is_async in calls:
+                    result = fn(**kwargs)
+                    if is_async or (result is not None and inspect.isawaitable(result)):
+                        await result
+            finally:
+                _current.reset(token)
+        for tail in tails:
+            await tail(**kwargs)
+
+    return run
+
+
+def _before_model(
+    plugin: MiddlewarePlugin,
+    static: tuple[_Call, ...] | None,
+    select: _Selection,
+    tails: tuple[Callable[..., Any], ...],
+    reply_tails: tuple[Callable[..., Any], ...],
+    remembers: bool,
+) -> Callable[..., Any]:
+    """`_first` for before_model, keeping the call's actions for after_model (`remembers`) and
+    handing a reply given here to the tail's after_model."""
+
+    async def before_model_callback(**kwargs: Any) -> Any:
+        context = kwargs["callback_context"]
+        dispatch = _Dispatch(plugin, context)
+        if remembers:
+            plugin._remember_model_actions(context, dispatch)
+        reply = None
+        calls = static if static is not None else select(kwargs)
+        if calls:
+            token = _current.set(dispatch)
+            try:
+                for fn, is_async in calls:
+                    if is_async:
+                        reply = await fn(**kwargs)
+                    else:
+                        reply = fn(**kwargs)
+                        if reply is not None and inspect.isawaitable(reply):
+                            reply = await reply
+                    if reply is not None:
+                        break
+            finally:
+                _current.reset(token)
+        if reply is None:
+            for tail in tails:
+                reply = await tail(**kwargs)
+                if reply is not None:
+                    break
+        if reply is not None:
+            # ADK runs no after_model on a reply given here (a cache hit, a budget's error):
+            # the tail annotates it now, so the stored event carries the annotations on
+            # releases where on_event comes after the store (1.25 .. 1.30) too
+            for tail in reply_tails:
+                if await tail(callback_context=context, llm_response=reply) is not None:
+                    break
+        return reply
+
+    return before_model_callback
+
+
+def _after_model(
+    plugin: MiddlewarePlugin,
+    static: tuple[_Call, ...] | None,
+    select: _Selection,
+    tails: tuple[Callable[..., Any], ...],
+) -> Callable[..., Any]:
+    """`_chain` for after_model, then the state it wrote moved into the reply's own event."""
+
+    async def after_model_callback(**kwargs: Any) -> Any:
+        context = kwargs["callback_context"]
+        response = kwargs["llm_response"]
+        dispatch = _Dispatch(plugin, context)
+        changed = False
+        calls = static if static is not None else select(kwargs)
+        if calls:
+            token = _current.set(dispatch)
+            try:
+                for fn, is_async in calls:
+                    if is_async:
+                        result = await fn(**kwargs)
+                    else:
+                        result = fn(**kwargs)
+                        if result is not None and inspect.isawaitable(result):
+                            result = await result
+                    if result is not None:
+                        kwargs["llm_response"] = result
+                        changed = True
+            finally:
+                _current.reset(token)
+        final = None
+        for tail in tails:
+            final = await tail(**kwargs)
+            if final is not None:
+                break
+        if final is None and changed:
+            final = kwargs["llm_response"]
+        plugin._carry_model_state(context, response, dispatch)
+        return final
+
+    return after_model_callback
+
+
+_NOTIFY = frozenset(
+    {"close", "after_run_callback", "on_run_error_callback", "on_agent_error_callback"}
+)
+# callbacks with a callback_context whose middleware may ask for its model call's key
+_KEYED = frozenset(
+    {
+        "before_model_callback",
+        "after_model_callback",
+        "on_model_error_callback",
+        "after_agent_callback",
+    }
+)
+
+
+def _delegate(callback: str) -> Callable[..., Any]:
+    """The class's method for `callback`: the instance's runner (made in __init__, an instance
+    attribute ADK finds first) is what runs; this says the class implements the callback."""
 
     async def method(self: MiddlewarePlugin, **kwargs: Any) -> Any:
-        return await how(self, callback, kwargs)
+        return await self.__dict__[callback](**kwargs)
 
     method.__name__ = method.__qualname__ = callback
     return method
@@ -164,7 +458,10 @@ def _dispatch(callback: str, how: Callable[..., Any]) -> Callable[..., Any]:
 
 class MiddlewarePlugin(BasePlugin):
     """Runs a sorted middleware stack from ADK's plugin callbacks (the module says in which
-    order and with what rules), then the `tail` plugins (adk-fluent's own)."""
+    order and with what rules), then the `tail` plugins (adk-fluent's own).
+
+    Each callback's runner is made once, here: the methods it calls in order (chosen per agent
+    when some middleware is scoped) and the tail plugins that implement it."""
 
     def __init__(
         self,
@@ -180,14 +477,14 @@ class MiddlewarePlugin(BasePlugin):
         self.paths = dict(paths or {})
         self.facts = dict(facts or {})
         self._model_actions: OrderedDict[tuple[Any, ...], Any] = OrderedDict()  # see below
-        # callback -> [(coroutine function, agents it sees)], in the order they run
+        # callback -> [(method, agents it sees)], in the order they run
         self._stack: dict[str, list[tuple[Callable[..., Any], frozenset[str] | None]]] = {}
         for entry in self.entries:
             for callback in implemented_callbacks(entry.middleware):
                 if callback in RUN_CALLBACKS and entry.agents is not None:
                     continue
                 self._stack.setdefault(callback, []).append(
-                    (_awaitable(getattr(entry.middleware, callback)), entry.agents)
+                    (getattr(entry.middleware, callback), entry.agents)
                 )
         # callback -> the tail plugins' own methods for it (one BasePlugin leaves as it is,
         # returning None, is never called)
@@ -200,116 +497,57 @@ class MiddlewarePlugin(BasePlugin):
             )
             for callback in PLUGIN_CALLBACK_VERSIONS
         }
-        # a callback no middleware implements goes straight to the tail (or nowhere): no
-        # dispatch on every agent, model and tool call for middleware that does not care
-        for callback, tails in self._tails.items():
-            if callback in self._stack or len(tails) > 1:
-                continue
-            if callback == "before_model_callback" and "after_model_callback" in self._stack:
-                continue  # it keeps the reply's actions for after_model (below)
-            setattr(self, callback, tails[0] if tails else _nothing)
+        for callback in PLUGIN_CALLBACK_VERSIONS:
+            setattr(self, callback, self._runner(callback))
 
     @property
     def middleware(self) -> tuple[Any, ...]:
         """The middleware in the order they run."""
         return tuple(entry.middleware for entry in self.entries)
 
-    def _matching(self, callback: str, kwargs: dict[str, Any]) -> list[Callable[..., Any]]:
-        """The stack's methods for `callback` whose scope holds the agent it runs for."""
-        stack = self._stack.get(callback)
-        if not stack:
-            return []
-        of = _AGENT_OF.get(callback)
-        agent = of(kwargs) if of is not None else None
-        return [fn for fn, agents in stack if agents is None or agent in agents]
-
-    async def _tail(self, callback: str, kwargs: dict[str, Any]) -> Any:
-        for method in self._tails[callback]:
-            result = await method(**kwargs)
-            if result is not None:
-                return result
-        return None
-
-    async def _first(self, callback: str, kwargs: dict[str, Any]) -> Any:
-        fns = self._matching(callback, kwargs)
-        if fns:  # a callback no middleware has costs no context switch (every event's path)
-            token = _current.set(self)  # agent_path() / agent_facts() answer from this plugin
-            try:
-                for fn in fns:
-                    result = await fn(**kwargs)
-                    if result is not None:
-                        return result
-            finally:
-                _current.reset(token)
-        return await self._tail(callback, kwargs)
-
-    async def _chain(self, callback: str, kwargs: dict[str, Any]) -> Any:
-        key = CHAINED[callback]
-        changed = False
-        fns = self._matching(callback, kwargs)
-        if fns:
-            token = _current.set(self)
-            try:
-                for fn in fns:
-                    result = await fn(**kwargs)
-                    if result is not None:
-                        kwargs = {**kwargs, key: result}
-                        changed = True
-            finally:
-                _current.reset(token)
-        final = await self._tail(callback, kwargs)
-        if final is not None:
-            return final
-        return kwargs[key] if changed else None
-
-    async def _notify(self, callback: str, kwargs: dict[str, Any]) -> None:
-        fns = self._matching(callback, kwargs)
-        if fns:
-            token = _current.set(self)
-            try:
-                for fn in fns:
-                    await fn(**kwargs)
-            finally:
-                _current.reset(token)
-        for method in self._tails[callback]:
-            await method(**kwargs)
+    def _runner(self, callback: str) -> Callable[..., Any]:
+        """The coroutine function ADK calls for `callback` on this plugin."""
+        stack = self._stack.get(callback, [])
+        tails = self._tails[callback]
+        remembers = callback == "before_model_callback" and "after_model_callback" in self._stack
+        if not stack and len(tails) <= 1 and not remembers:
+            # no middleware implements it: straight to the tail (or nowhere), no dispatch on
+            # every agent, model and tool call for middleware that does not care
+            return tails[0] if tails else _nothing
+        select = _Selection(callback, stack)
+        static = (
+            tuple(_call(fn) for fn, _ in stack)
+            if all(agents is None for _, agents in stack)
+            else None
+        )
+        if callback == "before_model_callback":
+            return _before_model(
+                self, static, select, tails, self._tails["after_model_callback"], remembers
+            )
+        if callback == "after_model_callback":
+            return _after_model(self, static, select, tails)
+        if callback in CHAINED:
+            return _chain(self, static, select, tails, callback in _KEYED, CHAINED[callback])
+        if callback in _NOTIFY:
+            return _notify(self, static, select, tails)
+        return _first(self, static, select, tails, callback in _KEYED)
 
     # -- ADK's plugin callbacks (all 15: an ADK without one never calls it) ----------------------
-    # the first answer wins
-    before_run_callback = _dispatch("before_run_callback", _first)
-    before_agent_callback = _dispatch("before_agent_callback", _first)
-    after_agent_callback = _dispatch("after_agent_callback", _first)
-    on_model_error_callback = _dispatch("on_model_error_callback", _first)
-    before_tool_callback = _dispatch("before_tool_callback", _first)
-    on_tool_error_callback = _dispatch("on_tool_error_callback", _first)
-    # each middleware is handed what the one before returned
-    on_user_message_callback = _dispatch("on_user_message_callback", _chain)
-    on_event_callback = _dispatch("on_event_callback", _chain)
-    after_tool_callback = _dispatch("after_tool_callback", _chain)
-    # every middleware hears it
-    close = _dispatch("close", _notify)
-    after_run_callback = _dispatch("after_run_callback", _notify)
-    on_run_error_callback = _dispatch("on_run_error_callback", _notify)
-    on_agent_error_callback = _dispatch("on_agent_error_callback", _notify)
-
-    async def before_model_callback(self, **kwargs: Any) -> Any:
-        if "after_model_callback" in self._stack:
-            self._remember_model_actions(kwargs["callback_context"])
-        reply = await self._first("before_model_callback", kwargs)
-        if reply is not None:
-            # ADK runs no after_model on a reply given here (a cache hit, a budget's error):
-            # the tail annotates it now, so the stored event carries the annotations on
-            # releases where on_event comes after the store (1.25 .. 1.30) too
-            context = kwargs["callback_context"]
-            await self._tail(
-                "after_model_callback", {"callback_context": context, "llm_response": reply}
-            )
-        return reply
-
-    async def after_model_callback(self, **kwargs: Any) -> Any:
-        result = await self._chain("after_model_callback", kwargs)
-        self._carry_model_state(kwargs["callback_context"], kwargs["llm_response"])
-        return result
+    before_run_callback = _delegate("before_run_callback")
+    before_agent_callback = _delegate("before_agent_callback")
+    after_agent_callback = _delegate("after_agent_callback")
+    before_model_callback = _delegate("before_model_callback")
+    after_model_callback = _delegate("after_model_callback")
+    on_model_error_callback = _delegate("on_model_error_callback")
+    before_tool_callback = _delegate("before_tool_callback")
+    after_tool_callback = _delegate("after_tool_callback")
+    on_tool_error_callback = _delegate("on_tool_error_callback")
+    on_user_message_callback = _delegate("on_user_message_callback")
+    on_event_callback = _delegate("on_event_callback")
+    close = _delegate("close")
+    after_run_callback = _delegate("after_run_callback")
+    on_run_error_callback = _delegate("on_run_error_callback")
+    on_agent_error_callback = _delegate("on_agent_error_callback")
 
     # Some ADK releases (1.25) give plugins' after_model_callback a fresh CallbackContext whose
     # actions belong to no event, so state a middleware writes there would be dropped; the
@@ -317,14 +555,19 @@ class MiddlewarePlugin(BasePlugin):
     # after_model that same context). So the actions seen in before_model are kept per call, and
     # whatever after_model wrote elsewhere is moved into them: the write lands in the model
     # reply's own state_delta on every release.
-    def _remember_model_actions(self, callback_context: Any) -> None:
+    def _remember_model_actions(self, callback_context: Any, dispatch: _Dispatch) -> None:
         actions = event_actions_of(callback_context)
         if actions is None:
             return
-        remember(self._model_actions, model_call(callback_context), actions, _CALLS_REMEMBERED)
+        key = dispatch.key = _call_key(callback_context)
+        remember(self._model_actions, key, actions, _CALLS_REMEMBERED)
 
-    def _carry_model_state(self, callback_context: Any, llm_response: Any) -> None:
-        key = model_call(callback_context)
+    def _carry_model_state(
+        self, callback_context: Any, llm_response: Any, dispatch: _Dispatch
+    ) -> None:
+        key = dispatch.key
+        if key is None:
+            key = _call_key(callback_context)
         target = self._model_actions.get(key)
         if not getattr(llm_response, "partial", False):
             self._model_actions.pop(key, None)
