@@ -39,19 +39,25 @@ _PLAIN_LOGGERS = (logging.Logger, logging.RootLogger)
 _MAX_OPEN = 4096  # calls begun and not yet ended that are remembered (oldest dropped first)
 
 
-def _usage(response: Any) -> dict[str, int]:
-    """The token counts a model reply carries (only those it has)."""
+# a line's token fields, in their order, and where usage_metadata has them
+_USAGE_FIELDS = (
+    ("prompt_tokens", "prompt_token_count"),
+    ("output_tokens", "candidates_token_count"),
+    ("total_tokens", "total_token_count"),
+    ("cached_tokens", "cached_content_token_count"),
+    ("thought_tokens", "thoughts_token_count"),
+)
+
+
+def _add_usage(record: dict[str, Any], response: Any) -> None:
+    """Add the token counts a model reply carries (only those it has) to a line's record."""
     usage = getattr(response, "usage_metadata", None)
     if usage is None:
-        return {}
-    counts = {
-        "prompt_tokens": getattr(usage, "prompt_token_count", None),
-        "output_tokens": getattr(usage, "candidates_token_count", None),
-        "total_tokens": getattr(usage, "total_token_count", None),
-        "cached_tokens": getattr(usage, "cached_content_token_count", None),
-        "thought_tokens": getattr(usage, "thoughts_token_count", None),
-    }
-    return {key: value for key, value in counts.items() if isinstance(value, int)}
+        return
+    for key, field in _USAGE_FIELDS:
+        value = getattr(usage, field, None)
+        if isinstance(value, int):
+            record[key] = value
 
 
 def _reply_content(response: Any) -> dict[str, Any]:
@@ -215,11 +221,12 @@ class CallLog(Middleware):
         error_code = getattr(llm_response, "error_code", None)
         if error_code:
             record["outcome"] = str(error_code)
-        record.update(_usage(llm_response))
+        _add_usage(record, llm_response)
         tools = _called_tools(llm_response)
         if tools:
             record["tool_calls"] = tools
-        record.update(self._ids(callback_context))
+        record["invocation_id"] = callback_context.invocation_id
+        record["session_id"] = _session_id(callback_context)
         if self.include_content:
             record.update(_reply_content(llm_response))
             if error_code:

@@ -58,26 +58,18 @@ CHAINED = {
 }
 
 
-def _context_agent(kwargs: dict[str, Any]) -> str | None:
-    return getattr(kwargs.get("callback_context"), "agent_name", None)
-
-
-def _tool_agent(kwargs: dict[str, Any]) -> str | None:
-    return getattr(kwargs.get("tool_context"), "agent_name", None)
-
-
-# callback -> the name of the agent it runs for
-_AGENT_OF: dict[str, Callable[[dict[str, Any]], str | None]] = {
-    "before_agent_callback": _context_agent,
-    "after_agent_callback": _context_agent,
-    "before_model_callback": _context_agent,
-    "after_model_callback": _context_agent,
-    "on_model_error_callback": _context_agent,
-    "before_tool_callback": _tool_agent,
-    "after_tool_callback": _tool_agent,
-    "on_tool_error_callback": _tool_agent,
-    "on_event_callback": lambda kwargs: getattr(kwargs.get("event"), "author", None),
-    "on_agent_error_callback": lambda kwargs: getattr(kwargs.get("agent"), "name", None),
+# callback -> the parameter and the attribute naming the agent it runs for
+_AGENT_OF: dict[str, tuple[str, str]] = {
+    "before_agent_callback": ("callback_context", "agent_name"),
+    "after_agent_callback": ("callback_context", "agent_name"),
+    "before_model_callback": ("callback_context", "agent_name"),
+    "after_model_callback": ("callback_context", "agent_name"),
+    "on_model_error_callback": ("callback_context", "agent_name"),
+    "before_tool_callback": ("tool_context", "agent_name"),
+    "after_tool_callback": ("tool_context", "agent_name"),
+    "on_tool_error_callback": ("tool_context", "agent_name"),
+    "on_event_callback": ("event", "author"),
+    "on_agent_error_callback": ("agent", "name"),
 }
 
 
@@ -94,44 +86,32 @@ class StackEntry:
         return (getattr(self.middleware, "priority", 0), self.order)
 
 
-class _Dispatch:
-    """What the middleware of one model or agent callback share while it runs: the plugin's
-    tables (agent_path, agent_facts) and the model call key of its callback context, worked
-    out once (model_call) instead of once per middleware."""
-
-    __slots__ = ("context", "facts", "key", "paths")
-
-    def __init__(self, plugin: MiddlewarePlugin, context: Any) -> None:
-        self.paths = plugin.paths
-        self.facts = plugin.facts
-        self.context = context
-        self.key: tuple[Any, ...] | None = None
-
-
-# The plugin (or the _Dispatch) whose callback is running: agent_path() / agent_facts() answer
-# from it. A context variable: concurrent runs (tasks) each see their own.
-_current: ContextVar[MiddlewarePlugin | _Dispatch | None] = ContextVar(
-    "adk_fluent_middleware", default=None
-)
+# What the middleware of a callback share while it runs (agent_path, agent_facts, model_call):
+# [agent name -> path, agent name -> NodeFacts, the callback context or None, its model call key
+# once worked out]. A context variable: concurrent runs (tasks) each see their own.
+_Scope = list[Any]
+_current: ContextVar[_Scope | None] = ContextVar("adk_fluent_middleware", default=None)
 
 
 def agent_path(agent_name: str) -> str:
     """The path of an agent in the tree being run ('pipeline/writer'), for middleware that logs
     or labels calls; the bare name outside a middleware callback or for an unknown agent."""
-    plugin = _current.get()
-    if plugin is None:
+    scope = _current.get()
+    if scope is None:
         return agent_name
-    return plugin.paths.get(agent_name, agent_name)
+    paths: dict[str, str] = scope[0]
+    return paths.get(agent_name, agent_name)
 
 
 def agent_facts(agent_name: str) -> NodeFacts | None:
     """What the IR says about an agent of the tree being run (analysis/node_facts.py: path,
     kind, visibility, declared state keys, enclosing loop and route, ...), for middleware that
     labels spans or metrics; None outside a middleware callback or for an unknown agent."""
-    plugin = _current.get()
-    if plugin is None:
+    scope = _current.get()
+    if scope is None:
         return None
-    return plugin.facts.get(agent_name)
+    facts: dict[str, NodeFacts] = scope[1]
+    return facts.get(agent_name)
 
 
 _CALLS_REMEMBERED = 4096  # model calls in flight at once whose before_model actions are kept
@@ -143,13 +123,13 @@ def model_call(callback_context: Any) -> tuple[Any, ...]:
     concurrent calls (parallel branches, sessions at once) never share one. map_over's items
     and race's alternatives run one agent at once on the same branch, each on a private copy
     of the session: the copy's identity tells them apart."""
-    dispatch = _current.get()
-    if type(dispatch) is _Dispatch and dispatch.context is callback_context:
+    scope = _current.get()
+    if scope is not None and scope[2] is callback_context:
         # inside the plugin's dispatch of this very context: its key is read once (what it is
         # made of does not change while one callback runs)
-        key = dispatch.key
+        key: tuple[Any, ...] | None = scope[3]
         if key is None:
-            key = dispatch.key = _call_key(callback_context)
+            key = scope[3] = _call_key(callback_context)
         return key
     return _call_key(callback_context)
 
@@ -210,18 +190,13 @@ class _Selection:
     """The stack's methods for one callback whose scope holds the agent it runs for: worked
     out once per agent name (scopes are fixed when the plugin is made), not on every call."""
 
-    __slots__ = ("_agent_of", "_known", "_stack")
+    __slots__ = ("_known", "_stack")
 
-    def __init__(
-        self, callback: str, stack: Sequence[tuple[Callable[..., Any], frozenset[str] | None]]
-    ) -> None:
+    def __init__(self, stack: Sequence[tuple[Callable[..., Any], frozenset[str] | None]]) -> None:
         self._stack = tuple((_call(fn), agents) for fn, agents in stack)
-        self._agent_of = _AGENT_OF.get(callback)
         self._known: dict[str | None, tuple[_Call, ...]] = {}
 
-    def __call__(self, kwargs: dict[str, Any]) -> tuple[_Call, ...]:
-        of = self._agent_of
-        agent = of(kwargs) if of is not None else None
+    def __call__(self, agent: Any) -> tuple[_Call, ...]:
         named = agent is None or isinstance(agent, str)
         if named:
             known = self._known.get(agent)
@@ -233,216 +208,211 @@ class _Selection:
         return calls
 
 
-# The runners: one coroutine function per callback, made when the plugin is made. The loops
-# are written out in each (no helper coroutine per middleware called): every agent, model and
-# tool call goes through them.
-def _first(
-    plugin: MiddlewarePlugin,
-    static: tuple[_Call, ...] | None,
-    select: _Selection,
-    tails: tuple[Callable[..., Any], ...],
-    keyed: bool,
-) -> Callable[..., Any]:
-    """The first middleware (then tail plugin) returning a value answers. `keyed`: the
-    callback has a callback_context whose model call key its middleware share."""
+# -- the runners ---------------------------------------------------------------------------------
+# One coroutine function per callback, made when the plugin is made, with the keyword parameters
+# ADK's BasePlugin declares for it (ADK calls plugins by keyword): each middleware method and
+# tail plugin is called with them as they are, no dict packed and unpacked per call, and the
+# loops are written out (no coroutine per step). Every agent, model and tool call and every
+# event goes through them. Written as source and compiled once, as dataclasses does, since the
+# parameters are ADK's.
+# The runners' own names start with "_", so that no parameter of ADK's can shadow one.
+_MIDDLEWARE_LOOP = """\
+    if _calls:  # a callback no middleware has costs no context switch (every event's path)
+        _token = _current.set({scope})  # what agent_path(), agent_facts(), model_call() read
+        try:
+            for _fn, _is_async in _calls:
+                if _is_async:
+                    _result = await _fn({args})
+                else:
+                    _result = _fn({args})
+                    if _result is not None and _isawaitable(_result):
+                        _result = await _result
+{on_result}
+        finally:
+            _current.reset(_token)
+"""
 
-    async def run(**kwargs: Any) -> Any:
-        calls = static if static is not None else select(kwargs)
-        if calls:  # a callback no middleware has costs no context switch (every event's path)
-            # agent_path() / agent_facts() answer from this plugin
-            token = _current.set(
-                _Dispatch(plugin, kwargs.get("callback_context")) if keyed else plugin
-            )
-            try:
-                for fn, is_async in calls:
-                    if is_async:
-                        result = await fn(**kwargs)
-                    else:
-                        result = fn(**kwargs)
-                        if result is not None and inspect.isawaitable(result):
-                            result = await result
-                    if result is not None:
-                        return result
-            finally:
-                _current.reset(token)
-        for tail in tails:
-            result = await tail(**kwargs)
-            if result is not None:
-                return result
-        return None
+# the first middleware (then tail plugin) returning a value answers
+_FIRST = """\
+async def {name}({params}):
+    _calls = _static if _static is not None else _select({agent})
+{loop}\
+    for _tail in _tails:
+        _result = await _tail({args})
+        if _result is not None:
+            return _result
+    return None
+"""
+_FIRST_RESULT = """\
+                if _result is not None:
+                    return _result"""
 
-    return run
+# each middleware is handed what the one before returned (or the original)
+_CHAIN = """\
+async def {name}({params}):
+    _calls = _static if _static is not None else _select({agent})
+    _changed = False
+{loop}\
+    for _tail in _tails:
+        _final = await _tail({args})
+        if _final is not None:
+            return _final
+    return {value} if _changed else None
+"""
+_CHAIN_RESULT = """\
+                if _result is not None:
+                    {value} = _result
+                    _changed = True"""
 
+# every middleware, then every tail plugin, hears it
+_NOTIFY = """\
+async def {name}({params}):
+    _calls = _static if _static is not None else _select({agent})
+{loop}\
+    for _tail in _tails:
+        await _tail({args})
+    return None
+"""
+_NOTIFY_RESULT = """\
+                pass"""
 
-def _chain(
-    plugin: MiddlewarePlugin,
-    static: tuple[_Call, ...] | None,
-    select: _Selection,
-    tails: tuple[Callable[..., Any], ...],
-    keyed: bool,
-    key: str,
-) -> Callable[..., Any]:
-    """Each middleware is handed what the one before returned (kwargs[key]); the tail plugins'
-    first answer, else the last value handed on (None when none changed it)."""
-
-    async def run(**kwargs: Any) -> Any:
-        # `kwargs` is this call's own dict: the value handed on is put in it
-        changed = False
-        calls = static if static is not None else select(kwargs)
-        if calls:
-            token = _current.set(
-                _Dispatch(plugin, kwargs.get("callback_context")) if keyed else plugin
-            )
-            try:
-                for fn, is_async in calls:
-                    if is_async:
-                        result = await fn(**kwargs)
-                    else:
-                        result = fn(**kwargs)
-                        if result is not None and inspect.isawaitable(result):
-                            result = await result
-                    if result is not None:
-                        kwargs[key] = result
-                        changed = True
-            finally:
-                _current.reset(token)
-        for tail in tails:
-            final = await tail(**kwargs)
-            if final is not None:
-                return final
-        return kwargs[key] if changed else None
-
-    return run
-
-
-def _notify(
-    plugin: MiddlewarePlugin,
-    static: tuple[_Call, ...] | None,
-    select: _Selection,
-    tails: tuple[Callable[..., Any], ...],
-) -> Callable[..., Any]:
-    """Every middleware, then every tail plugin, hears it."""
-
-    async def run(**kwargs: Any) -> None:
-        calls = static if static is not None else select(kwargs)
-        if calls:
-            token = _current.set(plugin)
-            try:
-                for fn, is_async in calls:
-                    result = fn(**kwargs)
-                    if is_async or (result is not None and inspect.isawaitable(result)):
-                        await result
-            finally:
-                _current.reset(token)
-        for tail in tails:
-            await tail(**kwargs)
-
-    return run
-
-
-def _before_model(
-    plugin: MiddlewarePlugin,
-    static: tuple[_Call, ...] | None,
-    select: _Selection,
-    tails: tuple[Callable[..., Any], ...],
-    reply_tails: tuple[Callable[..., Any], ...],
-    remembers: bool,
-) -> Callable[..., Any]:
-    """`_first` for before_model, keeping the call's actions for after_model (`remembers`) and
-    handing a reply given here to the tail's after_model."""
-
-    async def before_model_callback(**kwargs: Any) -> Any:
-        context = kwargs["callback_context"]
-        dispatch = _Dispatch(plugin, context)
-        if remembers:
-            plugin._remember_model_actions(context, dispatch)
-        reply = None
-        calls = static if static is not None else select(kwargs)
-        if calls:
-            token = _current.set(dispatch)
-            try:
-                for fn, is_async in calls:
-                    if is_async:
-                        reply = await fn(**kwargs)
-                    else:
-                        reply = fn(**kwargs)
-                        if reply is not None and inspect.isawaitable(reply):
-                            reply = await reply
-                    if reply is not None:
-                        break
-            finally:
-                _current.reset(token)
-        if reply is None:
-            for tail in tails:
-                reply = await tail(**kwargs)
-                if reply is not None:
-                    break
-        if reply is not None:
-            # ADK runs no after_model on a reply given here (a cache hit, a budget's error):
-            # the tail annotates it now, so the stored event carries the annotations on
-            # releases where on_event comes after the store (1.25 .. 1.30) too
-            for tail in reply_tails:
-                if await tail(callback_context=context, llm_response=reply) is not None:
-                    break
-        return reply
-
-    return before_model_callback
-
-
-def _after_model(
-    plugin: MiddlewarePlugin,
-    static: tuple[_Call, ...] | None,
-    select: _Selection,
-    tails: tuple[Callable[..., Any], ...],
-) -> Callable[..., Any]:
-    """`_chain` for after_model, then the state it wrote moved into the reply's own event."""
-
-    async def after_model_callback(**kwargs: Any) -> Any:
-        context = kwargs["callback_context"]
-        response = kwargs["llm_response"]
-        dispatch = _Dispatch(plugin, context)
-        changed = False
-        calls = static if static is not None else select(kwargs)
-        if calls:
-            token = _current.set(dispatch)
-            try:
-                for fn, is_async in calls:
-                    if is_async:
-                        result = await fn(**kwargs)
-                    else:
-                        result = fn(**kwargs)
-                        if result is not None and inspect.isawaitable(result):
-                            result = await result
-                    if result is not None:
-                        kwargs["llm_response"] = result
-                        changed = True
-            finally:
-                _current.reset(token)
-        final = None
-        for tail in tails:
-            final = await tail(**kwargs)
-            if final is not None:
+# before_model: `_FIRST`, keeping the call's actions for after_model (`_remembers`), and handing
+# a reply given here to the tail's after_model: ADK runs no after_model on a reply given here (a
+# cache hit, a budget's error), and the tail annotates it now, so the stored event carries the
+# annotations on releases where on_event comes after the store (1.25 .. 1.30) too.
+_BEFORE_MODEL = """\
+async def {name}({params}):
+    _calls = _static if _static is not None else _select({agent})
+    _scope = [_paths, _facts, callback_context, None]
+    if _remembers:
+        _plugin._remember_model_actions(callback_context, _scope)
+    _result = None
+{loop}\
+    if _result is None:
+        for _tail in _tails:
+            _result = await _tail({args})
+            if _result is not None:
                 break
-        if final is None and changed:
-            final = kwargs["llm_response"]
-        plugin._carry_model_state(context, response, dispatch)
-        return final
+    if _result is not None:
+        for _tail in _reply_tails:
+            if await _tail(callback_context=callback_context, llm_response=_result) is not None:
+                break
+    return _result
+"""
+_BEFORE_MODEL_RESULT = """\
+                if _result is not None:
+                    break"""
 
-    return after_model_callback
+# after_model: `_CHAIN`, then the state it wrote moved into the reply's own event
+_AFTER_MODEL = """\
+async def {name}({params}):
+    _calls = _static if _static is not None else _select({agent})
+    _scope = [_paths, _facts, callback_context, None]
+    _response = llm_response
+    _changed = False
+{loop}\
+    _final = None
+    for _tail in _tails:
+        _final = await _tail({args})
+        if _final is not None:
+            break
+    if _final is None and _changed:
+        _final = llm_response
+    _plugin._carry_model_state(callback_context, _response, _scope)
+    return _final
+"""
 
-
-_NOTIFY = frozenset(
+_TEMPLATES = {
+    "before_model_callback": (_BEFORE_MODEL, _BEFORE_MODEL_RESULT),
+    "after_model_callback": (_AFTER_MODEL, _CHAIN_RESULT),
+}
+_NOTIFIED = frozenset(
     {"close", "after_run_callback", "on_run_error_callback", "on_agent_error_callback"}
 )
 # callbacks with a callback_context whose middleware may ask for its model call's key
-_KEYED = frozenset(
-    {
-        "before_model_callback",
-        "after_model_callback",
-        "on_model_error_callback",
-        "after_agent_callback",
+_KEYED = frozenset({"on_model_error_callback", "after_agent_callback"})
+# what each callback's parameters are where the installed ADK lacks it (never called there)
+_DECLARED: dict[str, tuple[str, ...]] = {
+    "on_agent_error_callback": ("agent", "callback_context", "error"),
+    "on_run_error_callback": ("invocation_context", "error"),
+}
+
+
+def _parameters(callback: str) -> tuple[str, ...]:
+    """The keyword parameters of `callback` in the installed ADK's BasePlugin."""
+    method = getattr(BasePlugin, callback, None)
+    if method is None:
+        return _DECLARED[callback]
+    names = []
+    for parameter in list(inspect.signature(method).parameters.values())[1:]:
+        if parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
+            raise TypeError(f"BasePlugin.{callback} takes {parameter} (not a keyword)")
+        names.append(parameter.name)
+    return tuple(names)
+
+
+def _runner_source(callback: str) -> str:
+    params = _parameters(callback)
+    if callback in _TEMPLATES:
+        template, on_result = _TEMPLATES[callback]
+    elif callback in CHAINED:
+        template, on_result = _CHAIN, _CHAIN_RESULT
+    elif callback in _NOTIFIED:
+        template, on_result = _NOTIFY, _NOTIFY_RESULT
+    else:
+        template, on_result = _FIRST, _FIRST_RESULT
+    if callback in ("before_model_callback", "after_model_callback"):
+        scope = "_scope"
+    elif callback in _KEYED:
+        scope = "[_paths, _facts, callback_context, None]"
+    else:
+        scope = "_shared"
+    named = _AGENT_OF.get(callback)
+    agent = f"getattr({named[0]}, {named[1]!r}, None)" if named else "None"
+    value = CHAINED.get(callback, "")
+    args = ", ".join(f"{name}={name}" for name in params)
+    loop = _MIDDLEWARE_LOOP.format(scope=scope, args=args, on_result=on_result)
+    loop = loop.format(value=value)
+    return template.format(
+        name=callback,
+        params=f"*, {', '.join(params)}" if params else "",
+        agent=agent,
+        loop=loop,
+        args=args,
+        value=value,
+    )
+
+
+@functools.cache
+def _compiled_runner(callback: str) -> Any:
+    """The code of `callback`'s runner, compiled once per process."""
+    return compile(_runner_source(callback), f"<adk_fluent middleware runner {callback}>", "exec")
+
+
+def _runner(
+    plugin: MiddlewarePlugin,
+    callback: str,
+    static: tuple[_Call, ...] | None,
+    select: _Selection,
+    tails: tuple[Callable[..., Any], ...],
+    **names: Any,
+) -> Callable[..., Any]:
+    # the runner's globals start with "_": no ADK parameter name can shadow them
+    namespace = {
+        "_plugin": plugin,
+        "_static": static,
+        "_select": select,
+        "_tails": tails,
+        "_current": _current,
+        "_shared": [plugin.paths, plugin.facts, None, None],
+        "_paths": plugin.paths,
+        "_facts": plugin.facts,
+        "_isawaitable": inspect.isawaitable,
+        **{f"_{name}": value for name, value in names.items()},
     }
-)
+    exec(_compiled_runner(callback), namespace)  # noqa: S102 - our own source, made above
+    run: Callable[..., Any] = namespace[callback]
+    return run
 
 
 def _delegate(callback: str) -> Callable[..., Any]:
@@ -514,23 +484,20 @@ class MiddlewarePlugin(BasePlugin):
             # no middleware implements it: straight to the tail (or nowhere), no dispatch on
             # every agent, model and tool call for middleware that does not care
             return tails[0] if tails else _nothing
-        select = _Selection(callback, stack)
         static = (
             tuple(_call(fn) for fn, _ in stack)
             if all(agents is None for _, agents in stack)
             else None
         )
-        if callback == "before_model_callback":
-            return _before_model(
-                self, static, select, tails, self._tails["after_model_callback"], remembers
-            )
-        if callback == "after_model_callback":
-            return _after_model(self, static, select, tails)
-        if callback in CHAINED:
-            return _chain(self, static, select, tails, callback in _KEYED, CHAINED[callback])
-        if callback in _NOTIFY:
-            return _notify(self, static, select, tails)
-        return _first(self, static, select, tails, callback in _KEYED)
+        return _runner(
+            self,
+            callback,
+            static,
+            _Selection(stack),
+            tails,
+            remembers=remembers,
+            reply_tails=self._tails["after_model_callback"],
+        )
 
     # -- ADK's plugin callbacks (all 15: an ADK without one never calls it) ----------------------
     before_run_callback = _delegate("before_run_callback")
@@ -555,17 +522,15 @@ class MiddlewarePlugin(BasePlugin):
     # after_model that same context). So the actions seen in before_model are kept per call, and
     # whatever after_model wrote elsewhere is moved into them: the write lands in the model
     # reply's own state_delta on every release.
-    def _remember_model_actions(self, callback_context: Any, dispatch: _Dispatch) -> None:
+    def _remember_model_actions(self, callback_context: Any, scope: _Scope) -> None:
         actions = event_actions_of(callback_context)
         if actions is None:
             return
-        key = dispatch.key = _call_key(callback_context)
+        key = scope[3] = _call_key(callback_context)
         remember(self._model_actions, key, actions, _CALLS_REMEMBERED)
 
-    def _carry_model_state(
-        self, callback_context: Any, llm_response: Any, dispatch: _Dispatch
-    ) -> None:
-        key = dispatch.key
+    def _carry_model_state(self, callback_context: Any, llm_response: Any, scope: _Scope) -> None:
+        key = scope[3]
         if key is None:
             key = _call_key(callback_context)
         target = self._model_actions.get(key)
