@@ -7,6 +7,7 @@ the real ADK Runner with scripted models.
 
 from __future__ import annotations
 
+import gc
 import importlib.metadata
 import json
 import os
@@ -20,7 +21,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.support import tiers
+from tests.support import speed, tiers
 
 ADK_VERSION = importlib.metadata.version("google-adk")
 ADK_MAJOR = int(ADK_VERSION.split(".")[0])
@@ -37,9 +38,36 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
+# Start-up and collection (pytest, ADK and the test modules with all they import) make some
+# 400,000 objects that live to the end of the session. The cyclic garbage collector would walk
+# them again and again while they are made, and again in every full collection while tests run
+# (seconds of the unit tier). So it is off until collection is done; then what exists is frozen
+# (gc.freeze: never walked again) and it runs on what the tests make, with full collections
+# ten times rarer than Python's default (modules that tests import, ADK's eval stack or
+# SQLAlchemy, made one every time the objects outside the frozen ones grew by a quarter).
+gc.disable()
+
+
+def _start_collecting_garbage() -> None:
+    if not gc.isenabled():
+        gc.freeze()
+        young, middle, _ = gc.get_threshold()
+        gc.set_threshold(young, middle, 100)
+        gc.enable()
+
+
+_TIER_OF_FILE: dict[str, str | None] = {}
+
+
 def _tier(nodeid: str) -> str | None:
-    parts = Path(nodeid.split("::", 1)[0]).parts
-    return tiers.tier_of(parts[1:]) if parts[:1] == ("tests",) else None
+    path = nodeid.split("::", 1)[0]
+    try:
+        return _TIER_OF_FILE[path]
+    except KeyError:
+        parts = Path(path).parts
+        tier = tiers.tier_of(parts[1:]) if parts[:1] == ("tests",) else None
+        _TIER_OF_FILE[path] = tier
+        return tier
 
 
 # Per-tier counts and seconds of this pytest process (the controller's, under xdist).
@@ -49,10 +77,18 @@ _STARTED = time.perf_counter()
 
 def pytest_configure(config: pytest.Config) -> None:
     tiers.install()
+    speed.remember_the_non_propagating_loggers()
+
+
+# What the autouse fixture below needs of each test, worked out once at collection: its tier,
+# and whether it is a `classic_target` test. (A fixture asking for `request` and `monkeypatch`
+# costs every test three fixture set-ups and tear-downs; this one costs one.)
+_SETUP_KEY = pytest.StashKey[tuple[str, str, bool]]()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each test with its folder's tier; a test outside every tier folder is an error."""
+    marks = {name: getattr(pytest.mark, name) for name in tiers.TIERS}
     for item in items:
         tier = _tier(item.nodeid)
         if tier is None:
@@ -60,24 +96,53 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 f"{item.nodeid}: every test lives in a tier folder: "
                 + ", ".join(f"tests/{name}/" for name in tiers.TIERS)
             )
-        item.add_marker(getattr(pytest.mark, tier))
+        item.add_marker(marks[tier])
+        classic = item.get_closest_marker("classic_target") is not None
+        item.stash[_SETUP_KEY] = (tier, item.nodeid, classic)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    _start_collecting_garbage()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> None:
+    _start_collecting_garbage()  # an xdist controller collects nothing itself
+
+
+_running: list[tuple[str, str, bool]] = []  # the test being set up (pytest_runtest_setup)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _running[:] = [
+        item.stash.get(_SETUP_KEY, None) or (_tier(item.nodeid) or "", item.nodeid, False)
+    ]
 
 
 @pytest.fixture(autouse=True)
-def _tier_guard(request: pytest.FixtureRequest):
-    """What the test's tier may not reach (a Runner in a unit test, ...) raises TierViolation."""
-    with tiers.guarded(_tier(request.node.nodeid) or "", request.node.nodeid):
-        yield
+def _tier_guard():
+    """What the test's tier may not reach (a Runner in a unit test, ...) raises TierViolation.
 
-
-@pytest.fixture(autouse=True)
-def _classic_target(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
-    """A `classic_target` test builds for the classic target whatever ADK_FLUENT_TARGET says:
+    A `classic_target` test builds for the classic target whatever ADK_FLUENT_TARGET says:
     `.ci/run` runs the behaviour tier a second time with ADK_FLUENT_TARGET=workflow, and these
-    tests are about the classic target (their reasons are docs/workflow.md's list of gaps)."""
-    if request.node.get_closest_marker("classic_target") is not None:
-        monkeypatch.setenv("ADK_FLUENT_TARGET", "classic")
-    yield
+    tests are about the classic target (their reasons are docs/workflow.md's list of gaps).
+    """
+    tier, nodeid, classic = _running[0]
+    if not classic:
+        with tiers.guarded(tier, nodeid):
+            yield
+        return
+    before = os.environ.get("ADK_FLUENT_TARGET")
+    os.environ["ADK_FLUENT_TARGET"] = "classic"
+    try:
+        with tiers.guarded(tier, nodeid):
+            yield
+    finally:
+        if before is None:
+            os.environ.pop("ADK_FLUENT_TARGET", None)
+        else:
+            os.environ["ADK_FLUENT_TARGET"] = before
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

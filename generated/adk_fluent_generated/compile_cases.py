@@ -115,12 +115,19 @@ _SHAPED: dict[str, frozenset[str]] = {
 def compile_kwargs(adk_class_name: str, node: Node, sub_agents: list[Any]) -> dict[str, Any]:
     """Constructor keyword arguments for ADK's `adk_class_name` from a generated node."""
     kinds = FIELD_KINDS[adk_class_name]
-    # only what was set: a node's __dict__ holds just the fields it was given, ADK's and its own
-    # (name, state keys, ...), which are taken out (fewer than ADK's fields, set operations)
+    # only what was set: a node's __dict__ holds just the fields it was given, ADK's and its own,
+    # which are taken out: its name and state keys, then any other (as a node has few, this
+    # costs less than a loop over every field or a set operation on the keys)
     state = vars(node)
+    fields = _FIELDS[adk_class_name]
     kwargs = dict(state)
-    for field in state.keys() - _FIELDS[adk_class_name]:
-        del kwargs[field]
+    del kwargs["name"]
+    kwargs.pop("reads_keys", None)
+    kwargs.pop("writes_keys", None)
+    if not kwargs.keys() <= fields:
+        for field in state:
+            if field not in fields:
+                kwargs.pop(field, None)
     shaped = _SHAPED[adk_class_name]
     if not shaped.isdisjoint(kwargs):  # most nodes have no list or callback field
         for field in shaped.intersection(kwargs):

@@ -11,7 +11,7 @@ import functools
 import inspect
 import warnings
 from collections.abc import Callable
-from types import GeneratorType
+from types import FunctionType, GeneratorType
 from typing import Any, NamedTuple, cast
 
 from adk_fluent_generated.compile_cases import FIELD_KINDS, compile_kwargs
@@ -119,18 +119,39 @@ def _tree_names(root: ir.Node, *, steps: bool = False) -> TreeNames:
     in_tools: set[int] | None = None  # the nodes of agent-tool trees, found at the first repeat
     duplicate: str | None = None
     gated = False
-    for node in root.walk():
+    stack = [root]
+    while stack:  # root.walk(), written out: the one walk of every new tree (a loop per node)
+        node = stack.pop()
+        for tool in node.__dict__.get("tools", ()):  # (attached's own fast path, asked first)
+            if type(tool) is not FunctionType or "agent" in tool.__dict__:
+                attached = node.attached
+                if attached:
+                    stack.extend(reversed(attached))
+                break
+        children = node.children
+        if children:
+            stack.extend(reversed(children))
+        if type(node) is ir.LlmAgentNode and duplicate is None:  # most nodes: an agent
+            name = node.name
+            if name not in taken:
+                taken[name] = node
+                continue
         if node.PAUSES_RUN:
             gated = True
         if node.ZERO_COST:
             if steps and isinstance(node, ir.TransformNode):
                 _given_step_name(node, given)
             continue
-        if (
-            isinstance(node, ir.BoundaryNode) or duplicate is not None
-        ):  # a boundary compiles to nothing
+        if duplicate is not None or isinstance(node, ir.BoundaryNode):  # compiles to nothing
             continue
-        names = node.agent_names if isinstance(node, ir.NativeAgentNode) else (node.name,)
+        if isinstance(node, ir.NativeAgentNode):
+            names: tuple[str, ...] = node.agent_names
+        else:
+            name = node.name
+            if name not in taken:  # most nodes: a name not seen yet
+                taken[name] = node
+                continue
+            names = (name,)
         for name in names:
             first = taken.get(name)
             if first is None:
@@ -587,8 +608,11 @@ class Compiler(ir.NodeVisitor[Around, Any]):
         return compiled
 
     def visit_llm_agent(self, node: ir.LlmAgentNode, around: Around) -> Any:
-        if node.children or node.attached:
+        if node.children:
             return self._adk_agent(node, around)
+        for tool in node.__dict__.get("tools", ()):
+            if isinstance(tool, ir.AgentToolSpec):  # the tools this compiler compiles (tools())
+                return self._adk_agent(node, around)
         return self._construct(node, [], None)  # most agents: nothing under them to walk
 
     def visit_native_agent(self, node: ir.NativeAgentNode, around: Around) -> Any:

@@ -6,7 +6,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from types import FunctionType, MappingProxyType
-from typing import Any, Self
+from typing import Any, NoReturn, Self
 
 from adk_fluent_generated.builder_bases import LlmAgentSetters
 from adk_fluent_generated.ir_nodes import LlmAgentNode
@@ -23,7 +23,7 @@ from adk_fluent.arguments import checked_callable, checked_function, checked_ins
 from adk_fluent.errors import AdkFluentWarning, BuildError, describe_value
 from adk_fluent.ir.content import ContentSpec, parse_modalities
 from adk_fluent.ir.context_spec import ContextSpec
-from adk_fluent.ir.instruction_keys import template_reads
+from adk_fluent.ir.instruction_keys import text_reads
 from adk_fluent.ir.model_selection import ModelSelectorNode, model_selector
 from adk_fluent.ir.state_keys import check_key
 
@@ -96,30 +96,32 @@ def _check_output_key(agent: str, key: Any) -> None:
 def _check_tool(agent: str, tool: Any, earlier: Any) -> None:
     """What ADK needs of a tool, said at build: a named function, a tool or a toolset, each at
     most once (`earlier`: the tools already on the agent)."""
-
-    def refuse(message: str, hint: str) -> None:
-        raise BuildError(message, agent=agent, field="tools", hint=hint)
-
-    if isinstance(tool, type):
-        refuse(
-            f"the class {tool.__name__} is not a tool",
-            "pass a function, or an instance of a BaseTool / BaseToolset class.",
-        )
-    if (
-        not callable(tool)
-        and not isinstance(tool, _AGENT_TOOLS)
-        and not is_native_agent(tool)
-        and not hasattr(tool, "run_async")
-        and not hasattr(tool, "get_tools")
-    ):
-        refuse(
-            f"{describe_value(tool)} is not a tool",
-            "pass a function, an ADK BaseTool or a BaseToolset; several tools go as separate "
-            "arguments: .tools(search, lookup).",
-        )
-    name = _tool_name(tool)
+    if type(tool) is FunctionType and not tool.__dict__:  # a plain def, as most tools are
+        name: str | None = tool.__name__ or type(tool).__name__  # (_tool_name's answer)
+    else:
+        if isinstance(tool, type):
+            _refuse_tool(
+                agent,
+                f"the class {tool.__name__} is not a tool",
+                "pass a function, or an instance of a BaseTool / BaseToolset class.",
+            )
+        if (
+            not callable(tool)
+            and not isinstance(tool, _AGENT_TOOLS)
+            and not is_native_agent(tool)
+            and not hasattr(tool, "run_async")
+            and not hasattr(tool, "get_tools")
+        ):
+            _refuse_tool(
+                agent,
+                f"{describe_value(tool)} is not a tool",
+                "pass a function, an ADK BaseTool or a BaseToolset; several tools go as separate "
+                "arguments: .tools(search, lookup).",
+            )
+        name = _tool_name(tool)
     if name == "<lambda>":
-        refuse(
+        _refuse_tool(
+            agent,
             "a lambda cannot be a tool: the model sees a tool by its name and docstring, "
             "and a lambda has neither",
             "define it with def, a descriptive name and a docstring saying what it does.",
@@ -128,14 +130,18 @@ def _check_tool(agent: str, tool: Any, earlier: Any) -> None:
         return
     for other in earlier:
         if other is tool or _tool_name(other) == name:
-            refuse(
+            _refuse_tool(
+                agent,
                 f"a tool named '{name}' is already on this agent",
                 "add each tool once; two different tools need different names.",
             )
 
 
+def _refuse_tool(agent: str, message: str, hint: str) -> NoReturn:
+    raise BuildError(message, agent=agent, field="tools", hint=hint)
+
+
 _NO_KEYS: frozenset[str] = frozenset()
-_FUNCTIONS = {FunctionType}
 
 # An Agent's state when only its ADK fields were set (with the bookkeeping of their setters)
 _BARE_STATE = frozenset({"_name", "_fields", "_adk_spelt", "_unchecked_tools", "_ir"})
@@ -209,7 +215,19 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
         """The agent's instruction: text with `{key}` / `{key?}` state templates, or a callable."""
         if not isinstance(instruction, str):  # text needs no check
             _check_instruction(self._name, instruction)
-        return self._set_spelt("instruction", "instruct", instruction)
+        state = self.__dict__
+        fields = state["_fields"]
+        if "instruction" in fields or "_adk_spelt" in state:  # set before, or ADK's spelling
+            return self._set_spelt("instruction", "instruct", instruction)
+        # _set_spelt's copy when there is no spelling to weigh (each agent comes through here)
+        if "instruction" not in installed_fields(self._ADK_CLASS):
+            self._check_field("instruction")
+        state = state.copy()
+        state.pop("_ir", None)
+        state["_fields"] = {**fields, "instruction": instruction}
+        new = object.__new__(type(self))
+        new.__dict__ = state
+        return new
 
     def tool(
         self, fn_or_tool: Any, *, require_confirmation: bool | Callable[..., bool] = False
@@ -220,6 +238,22 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
 
         `.tool(agent)` is not `.delegate(agent)`: a tool runs and answers back to this agent,
         which goes on; a delegate takes the conversation over."""
+        if type(fn_or_tool) is FunctionType and require_confirmation is False:
+            # a plain function, as most tools are: none of the cases below applies, and the
+            # first named one needs no check (_check_tool refuses lambdas and repeated names)
+            state = self.__dict__
+            fields = state["_fields"]
+            earlier = fields.get("tools", ())
+            if earlier or fn_or_tool.__dict__ or fn_or_tool.__name__ == "<lambda>":
+                _check_tool(state["_name"], fn_or_tool, earlier)
+            if "tools" not in installed_fields(self._ADK_CLASS):
+                self._check_field("tools")
+            state = state.copy()  # (_with_checked_tool's copy, written out: most agents have tools)
+            state.pop("_ir", None)
+            state["_fields"] = {**fields, "tools": (*earlier, fn_or_tool)}
+            new = object.__new__(type(self))
+            new.__dict__ = state
+            return new
         if isinstance(fn_or_tool, Expression) or is_native_agent(fn_or_tool):
             if require_confirmation:
                 raise BuildError(
@@ -272,8 +306,13 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
         """`tool` added, as .tool() and .agent_tool() add it: checked already, not again at build."""
         if "tools" not in installed_fields(self._ADK_CLASS):
             self._check_field("tools")
-        fields = self._fields
-        return self._copy(_fields={**fields, "tools": (*fields.get("tools", ()), tool)})
+        state = self.__dict__.copy()  # (BuilderBase._copy, written out: most agents have tools)
+        state.pop("_ir", None)
+        fields = state["_fields"]
+        state["_fields"] = {**fields, "tools": (*fields.get("tools", ()), tool)}
+        new = object.__new__(type(self))
+        new.__dict__ = state
+        return new
 
     def _append_field(self, field: str, items: tuple[Any, ...]) -> Self:
         new = super()._append_field(field, items)
@@ -288,7 +327,19 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
         # None is refused too, which the .output_key() setter allows; a name is asked no more
         if type(key) is not str or not key.isidentifier():
             _check_output_key(self._name, key)
-        return self._set_spelt("output_key", "outputs", key)
+        state = self.__dict__
+        fields = state["_fields"]
+        if "output_key" in fields or "_adk_spelt" in state:  # set before, or ADK's spelling
+            return self._set_spelt("output_key", "outputs", key)
+        # _set_spelt's copy when there is no spelling to weigh (each agent comes through here)
+        if "output_key" not in installed_fields(self._ADK_CLASS):
+            self._check_field("output_key")
+        state = state.copy()
+        state.pop("_ir", None)
+        state["_fields"] = {**fields, "output_key": key}
+        new = object.__new__(type(self))
+        new.__dict__ = state
+        return new
 
     def delegate(self, *agents: Any) -> Self:
         """Agents this one may hand the conversation to (ADK's LLM-driven transfer): builders or
@@ -478,7 +529,9 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
     def _set_spelt(self, field: str, method: str, value: Any, stacklevel: int = 3) -> Self:
         """Set a field that has two spellings; warn when the other spelling set it to something
         else before (the last one set wins, which is easy to miss in a long chain)."""
-        fields, adk_spelt = self._fields, self._adk_spelt
+        state = self.__dict__.copy()  # the new agent's (BuilderBase._set_field's copy, written
+        fields = state["_fields"]  # out below: every agent comes through here twice)
+        adk_spelt = state.get("_adk_spelt", _NO_KEYS)
         if field in fields:  # set before (only this method sets these two fields)
             before = field if field in adk_spelt else _CANONICAL[field]
             if before != method and fields[field] != value:
@@ -492,12 +545,13 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
                 )
         if field not in installed_fields(self._ADK_CLASS):
             self._check_field(field)
-        # BuilderBase._set_field's copy, written out: every agent comes through here twice
-        state = self.__dict__.copy()
         state.pop("_ir", None)
         state["_fields"] = {**fields, field: value}
-        if (method == field) != (field in adk_spelt):  # the other spelling set it last
-            state["_adk_spelt"] = adk_spelt ^ {field}
+        if method == field:  # ADK's spelling set it last
+            if field not in adk_spelt:
+                state["_adk_spelt"] = adk_spelt | {field}
+        elif adk_spelt and field in adk_spelt:
+            state["_adk_spelt"] = adk_spelt - {field}
         new = object.__new__(type(self))
         new.__dict__ = state
         return new
@@ -535,7 +589,7 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
         name, fields = state["_name"], state["_fields"]
         # what the methods below the fields set (.inject(), .context(), .reads(), .show(), ...)
         # is kept in the instance only when set: an agent without any is read no further
-        extras = not state.keys() <= _BARE_STATE
+        extras = len(state) > 2 and not state.keys() <= _BARE_STATE  # (2: _name and _fields)
         if "model" in fields:  # .model(...) (the generated setter) is checked here
             model = fields["model"]
             if type(model) is not str or not model.strip():  # a model name needs no more
@@ -543,23 +597,32 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
         tools = fields.get("tools")
         if tools:
             # .tools(...) (the generated setter) is checked here; .tool() checked its own
-            if self._unchecked_tools:
-                for index in sorted(self._unchecked_tools):
+            unchecked = state.get("_unchecked_tools")
+            if unchecked:
+                for index in sorted(unchecked):
                     _check_tool(name, tools[index], tools[:index])
-            if set(map(type, tools)) != _FUNCTIONS and any(  # plain functions are no agents
-                isinstance(t, _AGENT_TOOLS) or is_adk_agent_tool(t) for t in tools
-            ):
-                fields = {**fields, "tools": tuple(_tool_ir(name, t) for t in tools)}
+            for tool in tools:  # plain functions, most tools, are no agents
+                if type(tool) is not FunctionType and (
+                    isinstance(tool, _AGENT_TOOLS) or is_adk_agent_tool(tool)
+                ):
+                    fields = {**fields, "tools": tuple(_tool_ir(name, t) for t in tools)}
+                    break
         if extras and self._resources:  # .inject(): copies of the tools that take a resource
             tools = inject_tools(name, fields.get("tools", ()), self._resources)
             fields = {**fields, "tools": tools}
-        values = dict(fields)  # and the node fields below; all known: no re-check
+        # the node, filled as LlmAgentNode.of(name, values) fills it (without a dict to copy):
+        # the fields and the node fields below, all known, so not checked again
+        node = object.__new__(LlmAgentNode)
+        values = node.__dict__
+        values["name"] = name
+        values.update(fields)
         reads = _NO_KEYS
         instruction = fields.get("instruction")
         if instruction is not None:  # .instruction(...) (the generated setter) is checked here
-            if not isinstance(instruction, str):
+            if isinstance(instruction, str):
+                reads = text_reads(instruction)
+            else:
                 _check_instruction(name, instruction)
-            reads = template_reads(instruction)
         output_key = fields.get("output_key")
         # an output_schema adds no keys: ADK stores the whole object in state[output_key]
         writes = frozenset((output_key,)) if isinstance(output_key, str) else _NO_KEYS
@@ -571,4 +634,4 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
             values["writes_keys"] = writes
         if extras and self._visibility is not None:
             values["visibility"] = self._visibility
-        return LlmAgentNode.of(name, values)
+        return node

@@ -45,16 +45,19 @@ def _unbuilt(root: BuilderBase) -> list[BuilderBase]:
     made yet, each before the builders it holds, found without recursion."""
     found: list[BuilderBase] = []
     stack: list[Any] = [root]
+    pop, push, keep = stack.pop, stack.extend, found.append  # (bound once: a loop per builder)
     while stack:  # values that are neither builders nor their holders are dropped when popped
-        value = stack.pop()
+        value = pop()
         if isinstance(value, BuilderBase):
             state = value.__dict__
             if "_ir" not in state:
-                found.append(value)
+                keep(value)
                 where = value._INNER
-                stack.extend(state.values() if where is None else getattr(value, where))
+                inner = state.values() if where is None else getattr(value, where)
+                if inner:
+                    push(inner)
         elif isinstance(value, (tuple, list)):  # steps, branches or (rule, step) pairs
-            stack.extend(value)
+            push(value)
     return found
 
 

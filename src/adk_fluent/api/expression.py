@@ -12,7 +12,6 @@ Only unnamed composites flatten; a composite given `name=` stays a unit.
 from __future__ import annotations
 
 import hashlib
-import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import NoneType
@@ -303,7 +302,8 @@ class _Composite(Expression):
     def __init__(self, *steps: Any, name: str | None = None) -> None:
         if steps and isinstance(steps[0], str):
             _refuse_name_as_step(type(self).__name__, steps[0], name)
-        children = tuple(as_step(s, type(self).__name__) for s in steps)
+        kind = type(self).__name__
+        children = tuple([s if isinstance(s, Expression) else as_step(s, kind) for s in steps])
         if not children:
             named = f", name={name!r}" if name is not None else ""
             raise EmptyCompositeError(
@@ -332,7 +332,9 @@ class _Composite(Expression):
         copying `left`'s steps: composites made so are views of one list that only grows (a
         view's steps are its first `count` items, a tuple once asked for), and the view that
         sees the whole list extends it in place. A chain `a >> b >> ...` of n steps then copies
-        O(n) steps, not the O(n^2) of a new tuple per step."""
+        O(n) steps, not the O(n^2) of a new tuple per step. A view that is changed (named, a
+        field set, ...) is copied with its steps as a tuple (`_copy`): holding a list part
+        (`_run`) also says a composite is as operators made it."""
         run = left.__dict__.get("_run")
         if run is None:  # the chain's first composite: its steps start the list
             items, count = list(left._steps), len(left._steps)
@@ -344,11 +346,17 @@ class _Composite(Expression):
         end = count + len(tail)
         # the list is this view's if `tail` landed right after its part (another thread may
         # have extended it first; items never change once in the list)
-        if not all(map(operator.is_, items[count:end], tail)):
+        if items[count:end] != list(tail):  # builders compare by identity
             items = [*items[:count], *tail]
         new = object.__new__(cls)
-        new.__dict__.update(_fields={}, _run=(items, end), _named=False)
+        new.__dict__ = {"_fields": {}, "_run": (items, end), "_named": False}
         return new
+
+    def _copy(self, **changes: Any) -> Self:
+        return _unit(super()._copy(**changes))
+
+    def _set_field(self, field: str, value: Any) -> Self:
+        return _unit(super()._set_field(field, value))
 
     def _missing_attribute(self, attr: str) -> Any:
         if attr == "_name":  # named on first use (see _name_unnamed)
@@ -381,12 +389,15 @@ class _Composite(Expression):
     def _node(self, kind: type[_N], children: tuple[Node, ...] | None = None, **extra: Any) -> _N:
         """This composite's IR node: its name, ADK fields, `extra` node fields, its children
         (default: its steps') and its visibility."""
-        return kind(
-            name=self._name,
-            **self._fields,
-            **extra,
-            children=self._child_irs() if children is None else children,
-            visibility=self._visibility,
+        # setters set known fields only, and `extra` holds node fields: no checking again
+        return kind.of(
+            self._name,
+            {
+                **self._fields,
+                **extra,
+                "children": self._child_irs() if children is None else children,
+                "visibility": self._visibility,
+            },
         )
 
 
@@ -445,6 +456,13 @@ class Pipeline(_Composite, DeclaresState, AgentCallbacks, SequentialAgentSetters
         "or a >> b; a pipeline is a value, so a >> c makes a longer one (docs/builders.md).",
     }
 
+    def __rshift__(self, other: Any) -> Pipeline:
+        # `a >> b >> ...` grows here: a view extended by one more step (_joined's answer)
+        run = self.__dict__.get("_run")
+        if run is not None and isinstance(other, Expression) and type(other) is not Pipeline:
+            return _grown(Pipeline, run, other)
+        return _joined(Pipeline, ">>", self, other)
+
     def _build_ir(self) -> SequentialAgentNode:
         return self._node(SequentialAgentNode, **self._declared_fields())
 
@@ -472,6 +490,13 @@ class FanOut(_Composite, DeclaresState, AgentCallbacks, ParallelAgentSetters):
         super().__init__(*steps, name=name)
         if join is not None:
             self._join = _join_kind(join, self._name)
+
+    def __or__(self, other: Any) -> FanOut:
+        # `a | b | ...` grows here: a view extended by one more branch (_joined's answer)
+        run = self.__dict__.get("_run")
+        if run is not None and isinstance(other, Expression) and type(other) is not FanOut:
+            return _grown(FanOut, run, other)
+        return _joined(FanOut, "|", self, other)
 
     def first_complete(self) -> Self:
         """End the FanOut when its first branch finishes: the others are cancelled (and
@@ -797,6 +822,29 @@ def _flatten(kind: type[_Composite], value: Expression) -> tuple[Expression, ...
     return (value,)
 
 
+def _grown(kind: type[_C], run: tuple[list[Expression], int], step: Expression) -> _C:
+    """_Composite._extended for a view (its `run`) and one step, the most common case."""
+    items, count = run
+    if len(items) != count:  # a longer view shares the list: this one's part, copied
+        items = items[:count]
+    items.append(step)
+    if items[count] is not step:  # another thread extended the list first
+        items = [*items[:count], step]
+    new = object.__new__(kind)
+    new.__dict__ = {"_fields": {}, "_run": (items, count + 1), "_named": False}
+    return new
+
+
+def _unit(composite: _C) -> _C:
+    """A changed composite: its steps a tuple of its own, no longer a view (see _extended)."""
+    state = composite.__dict__
+    run = state.pop("_run", None)
+    if run is not None and "_steps" not in state:
+        items, count = run
+        state["_steps"] = tuple(items[:count])
+    return composite
+
+
 def _joined(kind: type[_C], operator: str, left: Any, right: Any) -> _C:
     """`left >> right` (or `|`, `//`): one unnamed composite of `kind`, its unnamed operands of
     the same kind flattened into it."""
@@ -804,7 +852,8 @@ def _joined(kind: type[_C], operator: str, left: Any, right: Any) -> _C:
     b = right if isinstance(right, Expression) else as_step(right, operator)
     # (the type asked first: most operands are agents, not composites of this kind)
     tail = b.steps if type(b) is kind and _flattens(kind, b) else (b,)  # type: ignore[attr-defined]
-    if type(a) is kind and _flattens(kind, a):  # a chain growing on the right: linked, not copied
+    # a chain growing on the right: extended, not copied (a view is as operators made it)
+    if type(a) is kind and ("_run" in a.__dict__ or _flattens(kind, a)):
         return kind._extended(a, tail)  # type: ignore[arg-type]
     return kind._of((a, *tail))
 

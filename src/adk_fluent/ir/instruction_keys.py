@@ -50,12 +50,12 @@ def template_reads(instruction: object) -> frozenset[str]:
     """Every state key a string instruction reads, required or optional."""
     if not isinstance(instruction, str):
         return frozenset()
-    return _reads(instruction)
+    return text_reads(instruction)
 
 
 @functools.lru_cache(maxsize=4096)
-def _reads(instruction: str) -> frozenset[str]:
-    """template_reads of a string, once per distinct instruction (each build asks)."""
+def text_reads(instruction: str) -> frozenset[str]:
+    """template_reads of text, parsed once per distinct instruction (each build asks)."""
     required, optional = _parse(instruction)
     return required | optional if required and optional else required or optional
 

@@ -41,6 +41,7 @@ from typing import Any
 from google.genai import types
 
 from adk_fluent.adk.compat import confirmation_redelivery_accepted
+from adk_fluent.adk.plugins.middleware import sync_callback
 from adk_fluent.arguments import checked_callable, checked_some, checked_text
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware
@@ -136,12 +137,19 @@ class ToolApproval(Middleware):
             '({"confirmed": true} or {"confirmed": false}).'
         )
 
-    async def before_tool_callback(
+    @sync_callback
+    def before_tool_callback(
         self, *, tool: Any, tool_args: dict[str, Any], tool_context: Any
-    ) -> dict[str, Any] | None:
+    ) -> Any:
         name = getattr(tool, "name", "")
         if not self.covers(name):
             return None
+        return self._asked(name, tool_args, tool_context)
+
+    async def _asked(
+        self, name: str, tool_args: dict[str, Any], tool_context: Any
+    ) -> dict[str, Any] | None:
+        """A call of a covered tool: the answer decides, or the policy, or a person is asked."""
         confirmation = getattr(tool_context, "tool_confirmation", None)
         if confirmation is not None:
             # This call was asked about: the answer decides (never the policy again).
@@ -163,7 +171,8 @@ class ToolApproval(Middleware):
         tool_context.actions.skip_summarization = True
         return {"error": PENDING}
 
-    async def before_agent_callback(self, *, agent: Any, callback_context: Any) -> Any:
+    @sync_callback
+    def before_agent_callback(self, *, agent: Any, callback_context: Any) -> Any:
         # A retried answer (the same confirmation delivered again) makes some releases' ADK
         # fail before any callback of ours runs (2.6: "Tool ... does not require
         # confirmation"). The call ran (or was rejected) at the first delivery, so the retried

@@ -28,7 +28,7 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 
 from adk_fluent.adk.compat import invocation_of
-from adk_fluent.adk.plugins.middleware import agent_path
+from adk_fluent.adk.plugins.middleware import agent_path, sync_callback
 from adk_fluent.arguments import checked_callable, checked_choice, checked_count, checked_seconds
 from adk_fluent.ir.middleware import Middleware
 from adk_fluent.middleware.replies import error_reply, stop_run
@@ -141,12 +141,19 @@ class CircuitBreaker(Middleware):
         )
         super().__init__(scope=scope, priority=priority)
         self._circuits: dict[str, Circuit] = {}
+        # the circuits that failed since they last succeeded (failures counted, open or
+        # half-open): while there is none, every circuit is closed and clean, so a call is let
+        # through and a good reply changes nothing, without reading the model or the lock
+        self._failing: set[str] = set()
         # Guards the circuits against threads running their own event loops (ask_sync); the
         # sections never await, so coroutines of one loop cannot interleave inside them anyway.
         self._lock = threading.Lock()
 
+    def _key(self, model: str) -> str:
+        return APP_KEY if self.per == "app" else model
+
     def _circuit(self, model: str) -> Circuit:
-        key = APP_KEY if self.per == "app" else model
+        key = self._key(model)
         circuit = self._circuits.get(key)
         if circuit is None:
             circuit = self._circuits[key] = Circuit(self.failures, self.reset_after, self.clock)
@@ -159,10 +166,13 @@ class CircuitBreaker(Middleware):
             circuit = self._circuits.get(APP_KEY if self.per == "app" else (model or ""))
             return "closed" if circuit is None else circuit.state
 
-    async def before_model_callback(
+    @sync_callback
+    def before_model_callback(
         self, *, callback_context: Any, llm_request: LlmRequest
     ) -> LlmResponse | None:
         """Let the call through, or answer it with a CIRCUIT_OPEN error and stop the run."""
+        if not self._failing:
+            return None  # every circuit closed: admit() would let it through
         model = model_name(callback_context)
         with self._lock:
             circuit = self._circuit(model)
@@ -189,21 +199,25 @@ class CircuitBreaker(Middleware):
             },
         )
 
-    async def on_model_error_callback(
+    @sync_callback
+    def on_model_error_callback(
         self, *, callback_context: Any, llm_request: LlmRequest, error: Exception
     ) -> None:
         """Count the failure (never answers: retry and fallback after it still may)."""
+        model = model_name(callback_context)
         with self._lock:
-            self._circuit(model_name(callback_context)).failure()
+            self._circuit(model).failure()
+            self._failing.add(self._key(model))
 
-    async def after_model_callback(
-        self, *, callback_context: Any, llm_response: LlmResponse
-    ) -> None:
+    @sync_callback
+    def after_model_callback(self, *, callback_context: Any, llm_response: LlmResponse) -> None:
         """A reply without an error code closes the circuit (the model answered)."""
-        if llm_response.error_code is not None:
-            return None
+        if llm_response.error_code is not None or not self._failing:
+            return None  # (no circuit failing: success() would change nothing)
+        model = model_name(callback_context)
         with self._lock:
-            self._circuit(model_name(callback_context)).success()
+            self._circuit(model).success()
+            self._failing.discard(self._key(model))
         return None
 
 

@@ -44,7 +44,7 @@ from pydantic import BaseModel
 from adk_fluent.adk.bounded import remember
 from adk_fluent.adk.compat import invocation_of
 from adk_fluent.adk.context_view import ContextView
-from adk_fluent.adk.plugins.middleware import model_call
+from adk_fluent.adk.plugins.middleware import model_call, sync_callback
 from adk_fluent.arguments import checked_callable, checked_count, checked_seconds
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware
@@ -104,6 +104,13 @@ class InMemoryCacheStore:
         return len(self._entries)
 
     async def get(self, key: str) -> str | None:
+        return self._get(key)
+
+    async def set(self, key: str, reply: str, ttl: float | None) -> None:
+        self._set(key, reply, ttl)
+
+    # the work of get and set, which never waits (ResponseCache calls these on this very class)
+    def _get(self, key: str) -> str | None:
         found = self._entries.get(key)
         if found is None:
             return None
@@ -114,7 +121,7 @@ class InMemoryCacheStore:
         self._entries.move_to_end(key)  # recently used: evicted last
         return reply
 
-    async def set(self, key: str, reply: str, ttl: float | None) -> None:
+    def _set(self, key: str, reply: str, ttl: float | None) -> None:
         expires = None if ttl is None else self.clock() + ttl
         remember(self._entries, key, (expires, reply), self.max_entries)
 
@@ -185,6 +192,31 @@ _LEFT_OUT: Any = {
 }
 
 
+def _ids_left_out(llm_request: Any) -> Any:
+    """_LEFT_OUT for this request: the config's fields, and the ids of the very parts that
+    have one. The same JSON as _LEFT_OUT's (an id that is None is left out by exclude_none
+    anyway) at a fraction of the cost: pydantic applies an `__all__` exclude to every part."""
+    contents: dict[int, Any] = {}
+    for index, content in enumerate(llm_request.contents or ()):
+        ids: dict[int, Any] = {}
+        for number, part in enumerate(content.parts or ()):
+            call, response = part.function_call, part.function_response
+            left: dict[str, set[str]] = {}
+            if call is not None and call.id is not None:
+                left["function_call"] = {"id"}
+            if response is not None and response.id is not None:
+                left["function_response"] = {"id"}
+            if left:
+                ids[number] = left
+        if ids:
+            contents[index] = {"parts": ids}
+    return {"config": _CONFIG_EXCLUDED, "contents": contents} if contents else _CONFIG_ONLY
+
+
+_CONFIG_EXCLUDED = dict.fromkeys(sorted(_CONFIG_LEFT_OUT), True)
+_CONFIG_ONLY: Any = {"config": _CONFIG_EXCLUDED}
+
+
 def request_key(llm_request: Any) -> str:
     """The default cache key: sha256 of the JSON of the model name, the contents and the config
     (system instruction, tools, generation settings) of an LlmRequest.
@@ -194,7 +226,11 @@ def request_key(llm_request: Any) -> str:
     order (tool schemas built differently) gets another key, which is a miss, never a wrong hit.
     """
     try:
-        dumped = llm_request.model_dump_json(include=_KEYED, exclude=_LEFT_OUT, exclude_none=True)
+        left_out = _ids_left_out(llm_request)
+    except Exception:  # contents that are not Contents: pydantic says what it makes of them
+        left_out = _LEFT_OUT
+    try:
+        dumped = llm_request.model_dump_json(include=_KEYED, exclude=left_out, exclude_none=True)
         return hashlib.sha256(dumped.encode("utf-8")).hexdigest()
     except Exception:  # a value pydantic cannot serialise: field by field, canonically
         config = getattr(llm_request, "config", None)
@@ -261,11 +297,6 @@ def _zero_usage() -> types.GenerateContentResponseUsageMetadata:
     )
 
 
-async def _awaited(value: Any) -> Any:
-    """A store's answer, awaited when its method is async (plain methods work too)."""
-    return await value if inspect.isawaitable(value) else value
-
-
 def _context_views(callback_context: Any) -> list[Any]:
     """The agent's adk-fluent context view callbacks (what `.context(C...)` compiles to)."""
     agent = getattr(invocation_of(callback_context), "agent", None)
@@ -323,13 +354,24 @@ class ResponseCache(Middleware):
                 return None
         return request_key(llm_request)
 
-    async def before_model_callback(
-        self, *, callback_context: Any, llm_request: LlmRequest
-    ) -> LlmResponse | None:
+    @sync_callback
+    def before_model_callback(self, *, callback_context: Any, llm_request: LlmRequest) -> Any:
         key = self.key_for(llm_request, callback_context)
         if key is None:
             return None
-        found = await _awaited(self.store.get(key))
+        store = self.store
+        if type(store) is InMemoryCacheStore:  # its get, without a coroutine
+            return self._answer(store._get(key), key, callback_context)
+        found = store.get(key)
+        if inspect.isawaitable(found):  # an async store (plain methods work too)
+            return self._answer_when(found, key, callback_context)
+        return self._answer(found, key, callback_context)
+
+    async def _answer_when(self, found: Any, key: str, callback_context: Any) -> Any:
+        return self._answer(await found, key, callback_context)
+
+    def _answer(self, found: Any, key: str, callback_context: Any) -> LlmResponse | None:
+        """The reply for a hit (`found`: the stored text), else None with the call's key kept."""
         if found is not None:
             reply = reply_from(found)  # a new reply per hit: nothing shared between sessions
             reply.usage_metadata = _zero_usage()
@@ -337,28 +379,41 @@ class ResponseCache(Middleware):
         remember(self._open, model_call(callback_context), key, _MAX_OPEN)
         return None
 
-    async def after_model_callback(
-        self, *, callback_context: Any, llm_response: LlmResponse
-    ) -> None:
+    @sync_callback
+    def after_model_callback(self, *, callback_context: Any, llm_response: LlmResponse) -> Any:
         if getattr(llm_response, "partial", False):
             return None  # a streamed chunk: only the final reply is stored
         key = self._open.pop(model_call(callback_context), None)
         if key is not None and cacheable(llm_response):
             text = stored_text(llm_response)  # serialised now: later edits do not reach it
             if text is not None:
-                await _awaited(self.store.set(key, text, self.ttl))
+                store = self.store
+                if type(store) is InMemoryCacheStore:  # its set, without a coroutine
+                    store._set(key, text, self.ttl)
+                    return None
+                stored = store.set(key, text, self.ttl)
+                if inspect.isawaitable(stored):
+                    return _nothing_after(stored)
         return None  # the reply itself goes on unchanged
 
-    async def on_model_error_callback(
+    @sync_callback
+    def on_model_error_callback(
         self, *, callback_context: Any, llm_request: Any, error: BaseException
     ) -> None:
         # the call failed: a reply a later middleware gives in its place (retry, fallback_model)
         # is not the model's answer to this request, and is not stored
         self._open.pop(model_call(callback_context), None)
 
-    async def after_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
+    @sync_callback
+    def after_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
         # a call that never ended (answered by a later middleware's before_model)
-        self._open.pop(model_call(callback_context), None)
+        if self._open:
+            self._open.pop(model_call(callback_context), None)
+
+
+async def _nothing_after(awaitable: Any) -> None:
+    """None, once `awaitable` (an async store's set) is done: the reply goes on unchanged."""
+    await awaitable
 
 
 # -- the factory ------------------------------------------------------------------------------

@@ -20,35 +20,44 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from adk_fluent.adk.bounded import remember
 from adk_fluent.adk.compat import invocation_branch
-from adk_fluent.adk.plugins.middleware import agent_path, model_call
+from adk_fluent.adk.plugins.middleware import agent_path, model_call, sync_callback
 from adk_fluent.arguments import checked_callable
 from adk_fluent.errors import BuildError, describe_value
 from adk_fluent.ir.middleware import Middleware
 
 DEFAULT_LOGGER = "adk_fluent.middleware"
+# Loggers whose log() is the standard library's own (an adapter's or a subclass's may differ)
+_PLAIN_LOGGERS = (logging.Logger, logging.RootLogger)
 _MAX_OPEN = 4096  # calls begun and not yet ended that are remembered (oldest dropped first)
 
 
-def _usage(response: Any) -> dict[str, int]:
-    """The token counts a model reply carries (only those it has)."""
+# a line's token fields, in their order, and where usage_metadata has them
+_USAGE_FIELDS = (
+    ("prompt_tokens", "prompt_token_count"),
+    ("output_tokens", "candidates_token_count"),
+    ("total_tokens", "total_token_count"),
+    ("cached_tokens", "cached_content_token_count"),
+    ("thought_tokens", "thoughts_token_count"),
+)
+
+
+def _add_usage(record: dict[str, Any], response: Any) -> None:
+    """Add the token counts a model reply carries (only those it has) to a line's record."""
     usage = getattr(response, "usage_metadata", None)
     if usage is None:
-        return {}
-    counts = {
-        "prompt_tokens": getattr(usage, "prompt_token_count", None),
-        "output_tokens": getattr(usage, "candidates_token_count", None),
-        "total_tokens": getattr(usage, "total_token_count", None),
-        "cached_tokens": getattr(usage, "cached_content_token_count", None),
-        "thought_tokens": getattr(usage, "thoughts_token_count", None),
-    }
-    return {key: value for key, value in counts.items() if isinstance(value, int)}
+        return
+    for key, field in _USAGE_FIELDS:
+        value = getattr(usage, field, None)
+        if isinstance(value, int):
+            record[key] = value
 
 
 def _reply_content(response: Any) -> dict[str, Any]:
@@ -124,10 +133,29 @@ class CallLog(Middleware):
 
     def _write(self, record: dict[str, Any]) -> None:
         level = self.level if record["outcome"] == "ok" else max(self.level, logging.WARNING)
-        if self.logger.isEnabledFor(level):
-            # `extra`: handlers and filters get the fields themselves, not only the text
-            line = _Line(self.format, record)  # formatted only if a handler writes it
-            self.logger.log(level, "%s", line, extra={"adk_fluent_call": record})
+        logger = self.logger
+        if not logger.isEnabledFor(level):
+            return
+        # `extra`: handlers and filters get the fields themselves, not only the text
+        line = _Line(self.format, record)  # formatted only if a handler writes it
+        extra = {"adk_fluent_call": record}
+        if type(logger) not in _PLAIN_LOGGERS:  # an adapter or a Logger class of its own
+            logger.log(level, "%s", line, extra=extra)
+            return
+        plain = cast(logging.Logger, logger)
+        # What Logger.log does, less its walk up the stack for the caller: the caller is this
+        # method (the record names this file, line and function, as Logger.log's would).
+        if logging._srcfile:
+            frame = sys._getframe()
+            code = frame.f_code
+            path, number, function = code.co_filename, frame.f_lineno, code.co_name
+        else:  # the logging HOWTO's way to turn the caller lookup off
+            path, number, function = "(unknown file)", 0, "(unknown function)"
+        plain.handle(
+            plain.makeRecord(
+                plain.name, level, path, number, "%s", (line,), None, function, extra, None
+            )
+        )
 
     # -- timings -----------------------------------------------------------------------------
     def _begin(self, key: tuple[Any, ...], model: str | None = None) -> None:
@@ -177,11 +205,13 @@ class CallLog(Middleware):
         return {"invocation_id": context.invocation_id, "session_id": _session_id(context)}
 
     # -- model calls -------------------------------------------------------------------------
-    async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
+    @sync_callback
+    def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
         model = getattr(llm_request, "model", None)
         self._begin(self._model_key(callback_context), model if isinstance(model, str) else None)
 
-    async def after_model_callback(self, *, callback_context: Any, llm_response: Any) -> None:
+    @sync_callback
+    def after_model_callback(self, *, callback_context: Any, llm_response: Any) -> None:
         if getattr(llm_response, "partial", False):
             return  # a streamed chunk: the call goes on
         duration, model, begun = self._end(self._model_key(callback_context))
@@ -191,18 +221,20 @@ class CallLog(Middleware):
         error_code = getattr(llm_response, "error_code", None)
         if error_code:
             record["outcome"] = str(error_code)
-        record.update(_usage(llm_response))
+        _add_usage(record, llm_response)
         tools = _called_tools(llm_response)
         if tools:
             record["tool_calls"] = tools
-        record.update(self._ids(callback_context))
+        record["invocation_id"] = callback_context.invocation_id
+        record["session_id"] = _session_id(callback_context)
         if self.include_content:
             record.update(_reply_content(llm_response))
             if error_code:
                 record["error_message"] = getattr(llm_response, "error_message", None)
         self._write(record)
 
-    async def on_model_error_callback(
+    @sync_callback
+    def on_model_error_callback(
         self, *, callback_context: Any, llm_request: Any, error: BaseException
     ) -> None:
         duration, model, begun = self._end(self._model_key(callback_context))
@@ -216,12 +248,15 @@ class CallLog(Middleware):
             record["error_message"] = str(error)
         self._write(record)
 
-    async def after_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
+    @sync_callback
+    def after_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
         # a call that never ended (its reply came from a later middleware's before_model)
-        self._open.pop(self._model_key(callback_context), None)
+        if self._open:
+            self._open.pop(self._model_key(callback_context), None)
 
     # -- tool calls --------------------------------------------------------------------------
-    async def before_tool_callback(self, *, tool: Any, tool_args: Any, tool_context: Any) -> None:
+    @sync_callback
+    def before_tool_callback(self, *, tool: Any, tool_args: Any, tool_context: Any) -> None:
         self._begin(self._tool_key(tool, tool_context))
 
     def _tool_record(
@@ -243,7 +278,8 @@ class CallLog(Middleware):
             record["args"] = tool_args
         return record
 
-    async def after_tool_callback(
+    @sync_callback
+    def after_tool_callback(
         self, *, tool: Any, tool_args: Any, tool_context: Any, result: Any
     ) -> None:
         duration, _, begun = self._end(self._tool_key(tool, tool_context))
@@ -254,7 +290,8 @@ class CallLog(Middleware):
             record["result"] = result
         self._write(record)
 
-    async def on_tool_error_callback(
+    @sync_callback
+    def on_tool_error_callback(
         self, *, tool: Any, tool_args: Any, tool_context: Any, error: BaseException
     ) -> None:
         # an unknown tool fails before before_tool: then the line has no duration

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from adk_fluent.adk.bounded import remember
-from adk_fluent.adk.plugins.middleware import agent_path, model_call
+from adk_fluent.adk.plugins.middleware import agent_path, model_call, sync_callback
 from adk_fluent.arguments import checked_callable, checked_choice, checked_count, checked_number
 from adk_fluent.errors import BuildError
 from adk_fluent.ir.middleware import Middleware
@@ -109,6 +109,22 @@ class _Buckets:
     tokens: TokenBucket | None
 
 
+def _wait(buckets: _Buckets, now: float) -> float:
+    """Seconds until `buckets` let one call go at time `now` (0: it may go now)."""
+    wait = 0.0
+    if buckets.calls is not None:
+        wait = buckets.calls.wait_for(1.0, now)
+    if buckets.tokens is not None:
+        wait = max(wait, buckets.tokens.wait_for(0.0, now))
+    return wait
+
+
+def _take(buckets: _Buckets) -> None:
+    """One call goes: its unit leaves the calls bucket (tokens are debited by its reply)."""
+    if buckets.calls is not None:
+        buckets.calls.level -= 1.0
+
+
 class RateLimiter(Middleware):
     """Waits before each model call until the call fits `calls_per_second` and
     `tokens_per_minute` (see the module docstring); shared by every session it serves.
@@ -143,6 +159,8 @@ class RateLimiter(Middleware):
         self._locks: dict[str, tuple[weakref.ref[asyncio.AbstractEventLoop], asyncio.Lock]] = {}
         # model call in flight -> (its bucket, seconds it waited)
         self._open: OrderedDict[tuple[Any, ...], tuple[str, float]] = OrderedDict()
+        # bucket -> callers between entering its lock's queue and leaving the lock
+        self._queued: dict[str, int] = {}
 
     def bucket_name(self, llm_request: Any) -> str:
         """The bucket a request draws on: its model's name (per="model") or '' (per="app")."""
@@ -176,21 +194,39 @@ class RateLimiter(Middleware):
         behind earlier callers included)."""
         started = self.clock()
         buckets = self.buckets(name)
-        async with self._lock(name):
-            while True:
-                now = self.clock()
-                wait = 0.0
-                if buckets.calls is not None:
-                    wait = buckets.calls.wait_for(1.0, now)
-                if buckets.tokens is not None:
-                    wait = max(wait, buckets.tokens.wait_for(0.0, now))
-                if wait <= 0.0:
-                    break
-                # replies debited while we slept may ask for more: hence the loop
-                await self.sleep(wait)
-            if buckets.calls is not None:
-                buckets.calls.level -= 1.0
+        wait = self._at_once(name, buckets)
+        if wait is None or wait > 0.0:
+            await self._queue(name, buckets, wait)
         return max(0.0, self.clock() - started)
+
+    def _at_once(self, name: str, buckets: _Buckets) -> float | None:
+        """When nobody holds or awaits bucket `name`'s lock, taking it would not yield: its
+        first look, without it. The wait that look found (<= 0: the call went, taken), or None
+        when others queue."""
+        if self._queued.get(name):
+            return None
+        wait = _wait(buckets, self.clock())
+        if wait <= 0.0:
+            _take(buckets)
+        return wait
+
+    async def _queue(self, name: str, buckets: _Buckets, wait: float | None) -> None:
+        """Queue on bucket `name`'s lock (FIFO) until it lets one call go, take it; `wait`:
+        what the first look found (None: look once the lock is held)."""
+        self._queued[name] = self._queued.get(name, 0) + 1
+        try:
+            async with self._lock(name):
+                while True:
+                    if wait is None:
+                        wait = _wait(buckets, self.clock())
+                    if wait <= 0.0:
+                        break
+                    # replies debited while we slept may ask for more: hence the loop
+                    await self.sleep(wait)
+                    wait = None
+                _take(buckets)
+        finally:
+            self._queued[name] -= 1
 
     def debit(self, name: str, tokens: int) -> None:
         """Take a reply's tokens from bucket `name` (it may go into debt)."""
@@ -199,13 +235,39 @@ class RateLimiter(Middleware):
             bucket.refill(self.clock())
             bucket.level -= tokens
 
-    async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
+    @sync_callback
+    def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> Any:
         name = self.bucket_name(llm_request)
-        waited = await self.acquire(name)
-        remember(self._open, model_call(callback_context), (name, waited), _MAX_OPEN)
+        if type(self).acquire is not RateLimiter.acquire:  # a limiter of its own: as it says
+            return self._acquired(callback_context, name)
+        # acquire(), without a coroutine when the call may go at once
+        started = self.clock()
+        buckets = self.buckets(name)
+        wait = self._at_once(name, buckets)
+        if wait is None or wait > 0.0:
+            return self._queued_call(callback_context, name, buckets, wait, started)
+        self._began(callback_context, name, max(0.0, self.clock() - started))
         return None
 
-    async def after_model_callback(self, *, callback_context: Any, llm_response: Any) -> None:
+    async def _acquired(self, callback_context: Any, name: str) -> None:
+        self._began(callback_context, name, await self.acquire(name))
+
+    async def _queued_call(
+        self,
+        callback_context: Any,
+        name: str,
+        buckets: _Buckets,
+        wait: float | None,
+        started: float,
+    ) -> None:
+        await self._queue(name, buckets, wait)
+        self._began(callback_context, name, max(0.0, self.clock() - started))
+
+    def _began(self, callback_context: Any, name: str, waited: float) -> None:
+        remember(self._open, model_call(callback_context), (name, waited), _MAX_OPEN)
+
+    @sync_callback
+    def after_model_callback(self, *, callback_context: Any, llm_response: Any) -> None:
         if getattr(llm_response, "partial", False):
             return None  # a streamed chunk: its call goes on (and carries no usage)
         began = self._open.pop(model_call(callback_context), None)
@@ -219,9 +281,11 @@ class RateLimiter(Middleware):
             mark(llm_response, "rate_limiter", {"waited": round(waited, 6)})
         return None  # marked in place: the agent's own after_model callbacks still run
 
-    async def after_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
+    @sync_callback
+    def after_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
         # a call that never ended (answered by a later middleware's before_model)
-        self._open.pop(model_call(callback_context), None)
+        if self._open:
+            self._open.pop(model_call(callback_context), None)
 
 
 def rate_limiter(
@@ -325,7 +389,8 @@ class TokenBudget(Middleware):
         spent = callback_context.state.get(self.state_key, 0)
         return spent if isinstance(spent, int) and not isinstance(spent, bool) else 0
 
-    async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> Any:
+    @sync_callback
+    def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> Any:
         spent = self.spent(callback_context)
         if spent < self.max_tokens:
             return None
@@ -346,7 +411,8 @@ class TokenBudget(Middleware):
             token_budget={"spent": spent, "max": self.max_tokens, "per": self.per},
         )
 
-    async def after_model_callback(self, *, callback_context: Any, llm_response: Any) -> None:
+    @sync_callback
+    def after_model_callback(self, *, callback_context: Any, llm_response: Any) -> None:
         if getattr(llm_response, "partial", False):
             return None  # streamed chunks carry no usage; the final reply does
         tokens = reply_tokens(llm_response)
@@ -361,7 +427,8 @@ class TokenBudget(Middleware):
         callback_context.state[self.state_key] = total
         return None
 
-    async def after_run_callback(self, *, invocation_context: Any) -> None:
+    @sync_callback
+    def after_run_callback(self, *, invocation_context: Any) -> None:
         # only an unscoped budget hears the run end; scoped ones forget the oldest beyond
         # _MAX_OPEN invocations instead
         self._invocations.pop(invocation_context.invocation_id, None)

@@ -35,6 +35,7 @@ from google.adk.tools.base_tool import BaseTool
 
 from adk_fluent.adk.bounded import remember
 from adk_fluent.adk.compat import invocation_of
+from adk_fluent.adk.plugins.middleware import sync_callback
 from adk_fluent.arguments import (
     checked_callable,
     checked_count,
@@ -259,7 +260,8 @@ class Retry(Middleware):
             return
         remember(self._tool_marks, call_id, (tool.name, attempts), _MAX_PENDING_TOOL_MARKS)
 
-    async def on_event_callback(self, *, invocation_context: Any, event: Any) -> Any:
+    @sync_callback
+    def on_event_callback(self, *, invocation_context: Any, event: Any) -> Any:
         """Mark the function-response event of a retried tool call `adk_fluent.retry`: {"attempts":
         most attempts in the event, "tools": {tool: attempts}}. A tool callback cannot reach its
         event's metadata, so the mark is put on here (a copy: stored as well as streamed where

@@ -30,7 +30,6 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from dataclasses import fields as _fields
 from typing import Any
 
 from adk_fluent.adk.bounded import remember
@@ -61,15 +60,23 @@ class UsageRecord:
     latency_ms: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        # by hand: dataclasses.asdict deep-copies, and this runs on every model call
-        return {name: getattr(self, name) for name in _RECORD_FIELDS}
+        # by hand: dataclasses.asdict deep-copies, and this runs on every model call (every
+        # field, in their order: tests/unit/telemetry holds it to the dataclass's fields)
+        return {
+            "agent": self.agent,
+            "path": self.path,
+            "model": self.model,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cached_tokens": self.cached_tokens,
+            "thinking_tokens": self.thinking_tokens,
+            "cost_usd": self.cost_usd,
+            "latency_ms": self.latency_ms,
+        }
 
     @classmethod
     def from_dict(cls, value: dict[str, Any]) -> UsageRecord:
         return cls(**{k: value[k] for k in cls.__dataclass_fields__ if k in value})
-
-
-_RECORD_FIELDS = tuple(field.name for field in _fields(UsageRecord))
 
 
 def _count(usage: Any, field: str) -> int:
@@ -169,7 +176,8 @@ class CostAttribution(Middleware):
         self._instruments = (cost, tokens)
 
     def _record_metrics(self, record: UsageRecord, pipeline: str | None) -> None:
-        self._instruments_made()
+        if self._instruments is None:
+            self._instruments_made()
         labels = (
             ("gen_ai.agent.name", record.agent),
             ("gen_ai.request.model", record.model),

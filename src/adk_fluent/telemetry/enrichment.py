@@ -84,6 +84,9 @@ class OtelEnrichment(Middleware):
         self.pipeline = pipeline
         # node facts -> their attributes, made once per node (facts are frozen values)
         self._attributes: dict[NodeFacts, dict[str, Any]] = {}
+        # agent name -> (the facts last seen for it, their attributes): found by the facts'
+        # identity, without hashing every field of a NodeFacts on every span
+        self._by_name: dict[str, tuple[NodeFacts, dict[str, Any]]] = {}
         # (invocation, loop or route name) -> [its agent span, iterations started]
         self._runs: OrderedDict[tuple[Any, ...], list[Any]] = OrderedDict()
         # model call -> its LlmRequest, from before_model to after_model (the model the agent's
@@ -91,9 +94,13 @@ class OtelEnrichment(Middleware):
         self._requests: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
 
     def _node(self, facts: NodeFacts) -> dict[str, Any]:
+        known = self._by_name.get(facts.name)
+        if known is not None and known[0] is facts:
+            return known[1]
         attributes = self._attributes.get(facts)
         if attributes is None:
             attributes = self._attributes[facts] = node_attributes(facts, self.pipeline)
+        self._by_name[facts.name] = (facts, attributes)
         return attributes
 
     def _key(self, callback_context: Any, name: str) -> tuple[Any, ...]:
@@ -134,7 +141,7 @@ class OtelEnrichment(Middleware):
             run = self._runs.get(self._key(callback_context, facts.route))
             if run is not None and run[0].is_recording():
                 run[0].set_attribute("adk_fluent.route.taken", facts.name)
-        set_attributes(span, attributes)
+        span.set_attributes(attributes)  # the node's (no empty value) and an iteration number
         return None
 
     def after_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
@@ -188,7 +195,7 @@ class OtelEnrichment(Middleware):
             return None
         facts = agent_facts(tool_context.agent_name)
         if facts is not None:
-            set_attributes(span, self._node(facts))
+            span.set_attributes(self._node(facts))  # (no empty value: node_attributes)
         return None
 
     def __repr__(self) -> str:

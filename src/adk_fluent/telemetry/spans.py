@@ -42,12 +42,17 @@ def recording_span() -> Any:
     return span if span.is_recording() else None
 
 
+def _name(span: Any) -> str:
+    name = getattr(span, "name", "")
+    return name if name.__class__ is str else str(name)
+
+
 def is_model_span(span: Any) -> bool:
-    return str(getattr(span, "name", "")).startswith(MODEL_SPANS)
+    return _name(span).startswith(MODEL_SPANS)
 
 
 def _is_generate_content(span: Any) -> bool:
-    return str(getattr(span, "name", "")).startswith(MODEL_SPANS[0])
+    return _name(span).startswith(MODEL_SPANS[0])
 
 
 def span_id(span: Any) -> int:
@@ -68,11 +73,12 @@ class ModelSpans(SpanProcessor):
         parent = trace.get_current_span(parent_context)
         attributes = getattr(parent, "attributes", None)
         if attributes:
-            ours = {
-                key: value
-                for key, value in attributes.items()
-                if key.startswith(PREFIX) and key not in RUN_ONLY
-            }
+            # the keys first: the SDK's attribute mapping reads each value through Python code,
+            # and most of an ADK span's attributes are not ours
+            ours = {}
+            for key in attributes:
+                if key.startswith(PREFIX) and key not in RUN_ONLY:
+                    ours[key] = attributes[key]
             if ours:
                 span.set_attributes(ours)
         if parent.get_span_context().is_valid:

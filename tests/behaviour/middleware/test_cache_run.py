@@ -20,7 +20,7 @@ from google.genai import types
 from adk_fluent import Agent, C, ExecutionConfig
 from adk_fluent.errors import ContextKeyError
 from adk_fluent.middleware import Middleware
-from adk_fluent.middleware.cache import cache
+from adk_fluent.middleware.cache import InMemoryCacheStore, cache
 from adk_fluent.middleware.replies import mark
 from adk_fluent.testing import ScriptedModel, call, mock_backend
 from tests.conftest import fresh_db_service, request_texts
@@ -321,3 +321,58 @@ async def test_run_a_reply_that_replaced_a_failed_call_is_not_stored():
     # the stand-in's answer was not cached: the model was asked again, and its answer was
     assert (first, second, third) == ("Stand-in answer.", "Paris.", "Paris.")
     assert len(backend.requests["geo"]) == 2
+
+
+class AsyncStore:
+    """A store of its own with async methods (as Redis clients have): what it holds and is asked."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, str] = {}
+        self.asked: list[str] = []
+
+    async def get(self, key: str) -> str | None:
+        self.asked.append(key)
+        return self.entries.get(key)
+
+    async def set(self, key: str, reply: str, ttl: float | None) -> bool:
+        self.entries[key] = reply
+        return True  # a store's own answer, which the cache does not hand on
+
+
+class PlainStore(AsyncStore):
+    """The same store with plain methods."""
+
+    def get(self, key: str) -> str | None:  # type: ignore[override]
+        self.asked.append(key)
+        return self.entries.get(key)
+
+    def set(self, key: str, reply: str, ttl: float | None) -> bool:  # type: ignore[override]
+        self.entries[key] = reply
+        return True
+
+
+class InMemoryOfItsOwn(InMemoryCacheStore):
+    """The built-in store with a get of its own, which the cache must ask."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[str] = []
+
+    async def get(self, key: str) -> str | None:
+        self.asked.append(key)
+        return await super().get(key)
+
+
+@pytest.mark.parametrize("store_class", [AsyncStore, PlainStore, InMemoryOfItsOwn])
+async def test_ask_a_store_of_its_own_async_or_plain_is_asked_and_answers(store_class):
+    store = store_class()
+    backend = mock_backend({"geo": ["Paris.", "Madrid."]})
+    config = ExecutionConfig(middleware=(cache(store=store),))
+    agent = Agent("geo").instruct("Answer geography questions.")
+    assert await agent.ask("Capital of France?", backend=backend, config=config) == "Paris."
+    assert await agent.ask("Capital of France?", backend=backend, config=config) == "Paris."
+    assert await agent.ask("Capital of Spain?", backend=backend, config=config) == "Madrid."
+    assert len(backend.requests["geo"]) == 2  # the second question came from the store
+    assert len(store.asked) == 3 and store.asked[0] == store.asked[1] != store.asked[2]
+    if not isinstance(store, InMemoryCacheStore):
+        assert set(store.entries) == {store.asked[0], store.asked[2]}

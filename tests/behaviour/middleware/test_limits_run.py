@@ -17,7 +17,7 @@ from google.genai import types
 
 from adk_fluent import Agent, ExecutionConfig
 from adk_fluent.middleware import Middleware
-from adk_fluent.middleware.limits import rate_limiter
+from adk_fluent.middleware.limits import RateLimiter, rate_limiter
 from adk_fluent.testing import ScriptedModel, mock_backend, repeat
 from tests.support.middleware import user
 
@@ -178,3 +178,30 @@ async def test_ask_per_model_keeps_a_bucket_per_model_and_per_app_shares_one():
         answer = await two_models().ask("go", config=ExecutionConfig(middleware=(limiter,)))
         assert answer == "Y."
         assert time.sleeps == sleeps, per
+
+
+class CountingLimiter(RateLimiter):
+    """A limiter with an acquire of its own (a quota shared outside the process, say)."""
+
+    def __init__(self, time: FakeTime) -> None:
+        super().__init__(1.0, None, clock=time.clock, sleep=time.sleep)
+        self.time = time
+        self.acquired: list[str] = []
+
+    async def acquire(self, name: str) -> float:
+        self.acquired.append(name)
+        await self.time.sleep(0.25)
+        return 0.25
+
+
+async def test_run_a_limiter_with_an_acquire_of_its_own_is_asked_before_each_call():
+    time = FakeTime()
+    limiter = CountingLimiter(time)
+    events = await expensive_pipeline().run(
+        "go",
+        backend=mock_backend({"a": ["1"], "b": ["2"], "c": ["3"]}),
+        config=ExecutionConfig(middleware=(limiter,)),
+    )
+    assert len(limiter.acquired) == 3 and time.sleeps == [0.25, 0.25, 0.25]
+    # each reply says how long its call waited: what that acquire said
+    assert [waited(event.raw) for event in events if event.content] == [0.25, 0.25, 0.25]

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
+from tests.support.import_graph import internal_imports
 from tests.support.rooms import REPO, room_of
-from tests.unit.architecture.test_layers import internal_imports
 
 FLOOR = {"adk_fluent_generated", "adk_fluent.errors", "adk_fluent.arguments"}
 _ARROW = re.compile(r"^\s*(\w+) --> (\w+)\s*$", re.MULTILINE)

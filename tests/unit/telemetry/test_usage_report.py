@@ -3,6 +3,7 @@ its per-agent and per-invocation totals, its table and its JSON."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from types import SimpleNamespace
 
@@ -113,6 +114,12 @@ def test_record_for_reads_google_genai_usage_fields():
     assert record.thinking_tokens == 50
     assert record.cost_usd == pytest.approx((400 * 0.30 + 600 * 0.03 + 150 * 2.50) / 1e6)
     assert UsageRecord.from_dict(record.to_dict()) == record
+
+
+def test_a_records_dict_is_every_field_in_order():
+    record = _record("a", 10, 2, 0.5)
+    assert record.to_dict() == dataclasses.asdict(record)
+    assert list(record.to_dict()) == [field.name for field in dataclasses.fields(UsageRecord)]
 
 
 def test_paths_below_different_roots_are_shown_whole():

@@ -20,12 +20,13 @@ The order, documented in docs/middleware.md:
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from adk_fluent_generated.field_versions import PLUGIN_CALLBACK_VERSIONS, releases_in
 from google.adk.plugins.base_plugin import BasePlugin
@@ -57,26 +58,18 @@ CHAINED = {
 }
 
 
-def _context_agent(kwargs: dict[str, Any]) -> str | None:
-    return getattr(kwargs.get("callback_context"), "agent_name", None)
-
-
-def _tool_agent(kwargs: dict[str, Any]) -> str | None:
-    return getattr(kwargs.get("tool_context"), "agent_name", None)
-
-
-# callback -> the name of the agent it runs for
-_AGENT_OF: dict[str, Callable[[dict[str, Any]], str | None]] = {
-    "before_agent_callback": _context_agent,
-    "after_agent_callback": _context_agent,
-    "before_model_callback": _context_agent,
-    "after_model_callback": _context_agent,
-    "on_model_error_callback": _context_agent,
-    "before_tool_callback": _tool_agent,
-    "after_tool_callback": _tool_agent,
-    "on_tool_error_callback": _tool_agent,
-    "on_event_callback": lambda kwargs: getattr(kwargs.get("event"), "author", None),
-    "on_agent_error_callback": lambda kwargs: getattr(kwargs.get("agent"), "name", None),
+# callback -> the parameter and the attribute naming the agent it runs for
+_AGENT_OF: dict[str, tuple[str, str]] = {
+    "before_agent_callback": ("callback_context", "agent_name"),
+    "after_agent_callback": ("callback_context", "agent_name"),
+    "before_model_callback": ("callback_context", "agent_name"),
+    "after_model_callback": ("callback_context", "agent_name"),
+    "on_model_error_callback": ("callback_context", "agent_name"),
+    "before_tool_callback": ("tool_context", "agent_name"),
+    "after_tool_callback": ("tool_context", "agent_name"),
+    "on_tool_error_callback": ("tool_context", "agent_name"),
+    "on_event_callback": ("event", "author"),
+    "on_agent_error_callback": ("agent", "name"),
 }
 
 
@@ -93,26 +86,32 @@ class StackEntry:
         return (getattr(self.middleware, "priority", 0), self.order)
 
 
-_current: ContextVar[MiddlewarePlugin | None] = ContextVar("adk_fluent_middleware", default=None)
+# What the middleware of a callback share while it runs (agent_path, agent_facts, model_call):
+# [agent name -> path, agent name -> NodeFacts, the callback context or None, its model call key
+# once worked out]. A context variable: concurrent runs (tasks) each see their own.
+_Scope = list[Any]
+_current: ContextVar[_Scope | None] = ContextVar("adk_fluent_middleware", default=None)
 
 
 def agent_path(agent_name: str) -> str:
     """The path of an agent in the tree being run ('pipeline/writer'), for middleware that logs
     or labels calls; the bare name outside a middleware callback or for an unknown agent."""
-    plugin = _current.get()
-    if plugin is None:
+    scope = _current.get()
+    if scope is None:
         return agent_name
-    return plugin.paths.get(agent_name, agent_name)
+    paths: dict[str, str] = scope[0]
+    return paths.get(agent_name, agent_name)
 
 
 def agent_facts(agent_name: str) -> NodeFacts | None:
     """What the IR says about an agent of the tree being run (analysis/node_facts.py: path,
     kind, visibility, declared state keys, enclosing loop and route, ...), for middleware that
     labels spans or metrics; None outside a middleware callback or for an unknown agent."""
-    plugin = _current.get()
-    if plugin is None:
+    scope = _current.get()
+    if scope is None:
         return None
-    return plugin.facts.get(agent_name)
+    facts: dict[str, NodeFacts] = scope[1]
+    return facts.get(agent_name)
 
 
 _CALLS_REMEMBERED = 4096  # model calls in flight at once whose before_model actions are kept
@@ -124,6 +123,18 @@ def model_call(callback_context: Any) -> tuple[Any, ...]:
     concurrent calls (parallel branches, sessions at once) never share one. map_over's items
     and race's alternatives run one agent at once on the same branch, each on a private copy
     of the session: the copy's identity tells them apart."""
+    scope = _current.get()
+    if scope is not None and scope[2] is callback_context:
+        # inside the plugin's dispatch of this very context: its key is read once (what it is
+        # made of does not change while one callback runs)
+        key: tuple[Any, ...] | None = scope[3]
+        if key is None:
+            key = scope[3] = _call_key(callback_context)
+        return key
+    return _call_key(callback_context)
+
+
+def _call_key(callback_context: Any) -> tuple[Any, ...]:
     ctx = invocation_of(callback_context)
     return (
         getattr(ctx, "invocation_id", None),
@@ -137,26 +148,279 @@ async def _nothing(**kwargs: Any) -> None:
     return None
 
 
-def _awaitable(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """`fn` as a coroutine function (a plain method's result is handed back as it is)."""
-    if inspect.iscoroutinefunction(fn):
-        return fn
+# One middleware method as the plugin calls it: (the method, whether it is a coroutine function;
+# a plain method's result is awaited when it is awaitable).
+_Call = tuple[Callable[..., Any], bool]
+_AGENTS_REMEMBERED = 1024  # agent names whose scoped selection is kept (a tree has a few)
 
-    async def called(**kwargs: Any) -> Any:
-        result = fn(**kwargs)
+
+def _call(fn: Callable[..., Any]) -> _Call:
+    # a built-in's callback whose body needs no await (sync_callback): its body is called as
+    # it is, without a coroutine per call (what the method would await comes back awaitable)
+    body = getattr(getattr(fn, "__func__", None), _SYNC_BODY, None)
+    owner = getattr(fn, "__self__", None)
+    if body is not None and owner is not None:
+        return (body.__get__(owner), False)
+    return (fn, inspect.iscoroutinefunction(fn))
+
+
+_SYNC_BODY = "__adk_fluent_sync_body__"
+_Result = TypeVar("_Result")
+
+
+def sync_callback(body: Callable[..., _Result]) -> Callable[..., Coroutine[Any, Any, Any]]:
+    """A middleware callback written as a plain method (for the built-ins): the method is a
+    coroutine function as the protocol says (`await m.before_model_callback(...)`), and the
+    middleware plugin calls the body itself, sparing a coroutine per call on every agent,
+    model and tool call. The body may return an awaitable (when, now and then, it has to wait:
+    an async store, a queue): it is awaited, and its result is the callback's."""
+
+    @functools.wraps(body)
+    async def callback(*args: Any, **kwargs: Any) -> Any:
+        result: Any = body(*args, **kwargs)
         if inspect.isawaitable(result):
             result = await result
         return result
 
-    return called
+    setattr(callback, _SYNC_BODY, body)
+    return callback
 
 
-def _dispatch(callback: str, how: Callable[..., Any]) -> Callable[..., Any]:
-    """The plugin method for ADK's `callback`: `how` (MiddlewarePlugin._first, _chain or
-    _notify) runs the stack for it."""
+class _Selection:
+    """The stack's methods for one callback whose scope holds the agent it runs for: worked
+    out once per agent name (scopes are fixed when the plugin is made), not on every call."""
+
+    __slots__ = ("_known", "_stack")
+
+    def __init__(self, stack: Sequence[tuple[Callable[..., Any], frozenset[str] | None]]) -> None:
+        self._stack = tuple((_call(fn), agents) for fn, agents in stack)
+        self._known: dict[str | None, tuple[_Call, ...]] = {}
+
+    def __call__(self, agent: Any) -> tuple[_Call, ...]:
+        named = agent is None or isinstance(agent, str)
+        if named:
+            known = self._known.get(agent)
+            if known is not None:
+                return known
+        calls = tuple(call for call, agents in self._stack if agents is None or agent in agents)
+        if named and len(self._known) < _AGENTS_REMEMBERED:
+            self._known[agent] = calls
+        return calls
+
+
+# -- the runners ---------------------------------------------------------------------------------
+# One coroutine function per callback, made when the plugin is made, with the keyword parameters
+# ADK's BasePlugin declares for it (ADK calls plugins by keyword): each middleware method and
+# tail plugin is called with them as they are, no dict packed and unpacked per call, and the
+# loops are written out (no coroutine per step). Every agent, model and tool call and every
+# event goes through them. Written as source and compiled once, as dataclasses does, since the
+# parameters are ADK's.
+# The runners' own names start with "_", so that no parameter of ADK's can shadow one.
+_MIDDLEWARE_LOOP = """\
+    if _calls:  # a callback no middleware has costs no context switch (every event's path)
+        _token = _current.set({scope})  # what agent_path(), agent_facts(), model_call() read
+        try:
+            for _fn, _is_async in _calls:
+                if _is_async:
+                    _result = await _fn({args})
+                else:
+                    _result = _fn({args})
+                    if _result is not None and _isawaitable(_result):
+                        _result = await _result
+{on_result}
+        finally:
+            _current.reset(_token)
+"""
+
+# the first middleware (then tail plugin) returning a value answers
+_FIRST = """\
+async def {name}({params}):
+    _calls = _static if _static is not None else _select({agent})
+{loop}\
+    for _tail in _tails:
+        _result = await _tail({args})
+        if _result is not None:
+            return _result
+    return None
+"""
+_FIRST_RESULT = """\
+                if _result is not None:
+                    return _result"""
+
+# each middleware is handed what the one before returned (or the original)
+_CHAIN = """\
+async def {name}({params}):
+    _calls = _static if _static is not None else _select({agent})
+    _changed = False
+{loop}\
+    for _tail in _tails:
+        _final = await _tail({args})
+        if _final is not None:
+            return _final
+    return {value} if _changed else None
+"""
+_CHAIN_RESULT = """\
+                if _result is not None:
+                    {value} = _result
+                    _changed = True"""
+
+# every middleware, then every tail plugin, hears it
+_NOTIFY = """\
+async def {name}({params}):
+    _calls = _static if _static is not None else _select({agent})
+{loop}\
+    for _tail in _tails:
+        await _tail({args})
+    return None
+"""
+_NOTIFY_RESULT = """\
+                pass"""
+
+# before_model: `_FIRST`, keeping the call's actions for after_model (`_remembers`), and handing
+# a reply given here to the tail's after_model: ADK runs no after_model on a reply given here (a
+# cache hit, a budget's error), and the tail annotates it now, so the stored event carries the
+# annotations on releases where on_event comes after the store (1.25 .. 1.30) too.
+_BEFORE_MODEL = """\
+async def {name}({params}):
+    _calls = _static if _static is not None else _select({agent})
+    _scope = [_paths, _facts, callback_context, None]
+    if _remembers:
+        _plugin._remember_model_actions(callback_context, _scope)
+    _result = None
+{loop}\
+    if _result is None:
+        for _tail in _tails:
+            _result = await _tail({args})
+            if _result is not None:
+                break
+    if _result is not None:
+        for _tail in _reply_tails:
+            if await _tail(callback_context=callback_context, llm_response=_result) is not None:
+                break
+    return _result
+"""
+_BEFORE_MODEL_RESULT = """\
+                if _result is not None:
+                    break"""
+
+# after_model: `_CHAIN`, then the state it wrote moved into the reply's own event
+_AFTER_MODEL = """\
+async def {name}({params}):
+    _calls = _static if _static is not None else _select({agent})
+    _scope = [_paths, _facts, callback_context, None]
+    _response = llm_response
+    _changed = False
+{loop}\
+    _final = None
+    for _tail in _tails:
+        _final = await _tail({args})
+        if _final is not None:
+            break
+    if _final is None and _changed:
+        _final = llm_response
+    _plugin._carry_model_state(callback_context, _response, _scope)
+    return _final
+"""
+
+_TEMPLATES = {
+    "before_model_callback": (_BEFORE_MODEL, _BEFORE_MODEL_RESULT),
+    "after_model_callback": (_AFTER_MODEL, _CHAIN_RESULT),
+}
+_NOTIFIED = frozenset(
+    {"close", "after_run_callback", "on_run_error_callback", "on_agent_error_callback"}
+)
+# callbacks with a callback_context whose middleware may ask for its model call's key
+_KEYED = frozenset({"on_model_error_callback", "after_agent_callback"})
+# what each callback's parameters are where the installed ADK lacks it (never called there)
+_DECLARED: dict[str, tuple[str, ...]] = {
+    "on_agent_error_callback": ("agent", "callback_context", "error"),
+    "on_run_error_callback": ("invocation_context", "error"),
+}
+
+
+def _parameters(callback: str) -> tuple[str, ...]:
+    """The keyword parameters of `callback` in the installed ADK's BasePlugin."""
+    method = getattr(BasePlugin, callback, None)
+    if method is None:
+        return _DECLARED[callback]
+    names = []
+    for parameter in list(inspect.signature(method).parameters.values())[1:]:
+        if parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
+            raise TypeError(f"BasePlugin.{callback} takes {parameter} (not a keyword)")
+        names.append(parameter.name)
+    return tuple(names)
+
+
+def _runner_source(callback: str) -> str:
+    params = _parameters(callback)
+    if callback in _TEMPLATES:
+        template, on_result = _TEMPLATES[callback]
+    elif callback in CHAINED:
+        template, on_result = _CHAIN, _CHAIN_RESULT
+    elif callback in _NOTIFIED:
+        template, on_result = _NOTIFY, _NOTIFY_RESULT
+    else:
+        template, on_result = _FIRST, _FIRST_RESULT
+    if callback in ("before_model_callback", "after_model_callback"):
+        scope = "_scope"
+    elif callback in _KEYED:
+        scope = "[_paths, _facts, callback_context, None]"
+    else:
+        scope = "_shared"
+    named = _AGENT_OF.get(callback)
+    agent = f"getattr({named[0]}, {named[1]!r}, None)" if named else "None"
+    value = CHAINED.get(callback, "")
+    args = ", ".join(f"{name}={name}" for name in params)
+    loop = _MIDDLEWARE_LOOP.format(scope=scope, args=args, on_result=on_result)
+    loop = loop.format(value=value)
+    return template.format(
+        name=callback,
+        params=f"*, {', '.join(params)}" if params else "",
+        agent=agent,
+        loop=loop,
+        args=args,
+        value=value,
+    )
+
+
+@functools.cache
+def _compiled_runner(callback: str) -> Any:
+    """The code of `callback`'s runner, compiled once per process."""
+    return compile(_runner_source(callback), f"<adk_fluent middleware runner {callback}>", "exec")
+
+
+def _runner(
+    plugin: MiddlewarePlugin,
+    callback: str,
+    static: tuple[_Call, ...] | None,
+    select: _Selection,
+    tails: tuple[Callable[..., Any], ...],
+    **names: Any,
+) -> Callable[..., Any]:
+    # the runner's globals start with "_": no ADK parameter name can shadow them
+    namespace = {
+        "_plugin": plugin,
+        "_static": static,
+        "_select": select,
+        "_tails": tails,
+        "_current": _current,
+        "_shared": [plugin.paths, plugin.facts, None, None],
+        "_paths": plugin.paths,
+        "_facts": plugin.facts,
+        "_isawaitable": inspect.isawaitable,
+        **{f"_{name}": value for name, value in names.items()},
+    }
+    exec(_compiled_runner(callback), namespace)  # noqa: S102 - our own source, made above
+    run: Callable[..., Any] = namespace[callback]
+    return run
+
+
+def _delegate(callback: str) -> Callable[..., Any]:
+    """The class's method for `callback`: the instance's runner (made in __init__, an instance
+    attribute ADK finds first) is what runs; this says the class implements the callback."""
 
     async def method(self: MiddlewarePlugin, **kwargs: Any) -> Any:
-        return await how(self, callback, kwargs)
+        return await self.__dict__[callback](**kwargs)
 
     method.__name__ = method.__qualname__ = callback
     return method
@@ -164,7 +428,10 @@ def _dispatch(callback: str, how: Callable[..., Any]) -> Callable[..., Any]:
 
 class MiddlewarePlugin(BasePlugin):
     """Runs a sorted middleware stack from ADK's plugin callbacks (the module says in which
-    order and with what rules), then the `tail` plugins (adk-fluent's own)."""
+    order and with what rules), then the `tail` plugins (adk-fluent's own).
+
+    Each callback's runner is made once, here: the methods it calls in order (chosen per agent
+    when some middleware is scoped) and the tail plugins that implement it."""
 
     def __init__(
         self,
@@ -180,14 +447,14 @@ class MiddlewarePlugin(BasePlugin):
         self.paths = dict(paths or {})
         self.facts = dict(facts or {})
         self._model_actions: OrderedDict[tuple[Any, ...], Any] = OrderedDict()  # see below
-        # callback -> [(coroutine function, agents it sees)], in the order they run
+        # callback -> [(method, agents it sees)], in the order they run
         self._stack: dict[str, list[tuple[Callable[..., Any], frozenset[str] | None]]] = {}
         for entry in self.entries:
             for callback in implemented_callbacks(entry.middleware):
                 if callback in RUN_CALLBACKS and entry.agents is not None:
                     continue
                 self._stack.setdefault(callback, []).append(
-                    (_awaitable(getattr(entry.middleware, callback)), entry.agents)
+                    (getattr(entry.middleware, callback), entry.agents)
                 )
         # callback -> the tail plugins' own methods for it (one BasePlugin leaves as it is,
         # returning None, is never called)
@@ -200,116 +467,54 @@ class MiddlewarePlugin(BasePlugin):
             )
             for callback in PLUGIN_CALLBACK_VERSIONS
         }
-        # a callback no middleware implements goes straight to the tail (or nowhere): no
-        # dispatch on every agent, model and tool call for middleware that does not care
-        for callback, tails in self._tails.items():
-            if callback in self._stack or len(tails) > 1:
-                continue
-            if callback == "before_model_callback" and "after_model_callback" in self._stack:
-                continue  # it keeps the reply's actions for after_model (below)
-            setattr(self, callback, tails[0] if tails else _nothing)
+        for callback in PLUGIN_CALLBACK_VERSIONS:
+            setattr(self, callback, self._runner(callback))
 
     @property
     def middleware(self) -> tuple[Any, ...]:
         """The middleware in the order they run."""
         return tuple(entry.middleware for entry in self.entries)
 
-    def _matching(self, callback: str, kwargs: dict[str, Any]) -> list[Callable[..., Any]]:
-        """The stack's methods for `callback` whose scope holds the agent it runs for."""
-        stack = self._stack.get(callback)
-        if not stack:
-            return []
-        of = _AGENT_OF.get(callback)
-        agent = of(kwargs) if of is not None else None
-        return [fn for fn, agents in stack if agents is None or agent in agents]
-
-    async def _tail(self, callback: str, kwargs: dict[str, Any]) -> Any:
-        for method in self._tails[callback]:
-            result = await method(**kwargs)
-            if result is not None:
-                return result
-        return None
-
-    async def _first(self, callback: str, kwargs: dict[str, Any]) -> Any:
-        fns = self._matching(callback, kwargs)
-        if fns:  # a callback no middleware has costs no context switch (every event's path)
-            token = _current.set(self)  # agent_path() / agent_facts() answer from this plugin
-            try:
-                for fn in fns:
-                    result = await fn(**kwargs)
-                    if result is not None:
-                        return result
-            finally:
-                _current.reset(token)
-        return await self._tail(callback, kwargs)
-
-    async def _chain(self, callback: str, kwargs: dict[str, Any]) -> Any:
-        key = CHAINED[callback]
-        changed = False
-        fns = self._matching(callback, kwargs)
-        if fns:
-            token = _current.set(self)
-            try:
-                for fn in fns:
-                    result = await fn(**kwargs)
-                    if result is not None:
-                        kwargs = {**kwargs, key: result}
-                        changed = True
-            finally:
-                _current.reset(token)
-        final = await self._tail(callback, kwargs)
-        if final is not None:
-            return final
-        return kwargs[key] if changed else None
-
-    async def _notify(self, callback: str, kwargs: dict[str, Any]) -> None:
-        fns = self._matching(callback, kwargs)
-        if fns:
-            token = _current.set(self)
-            try:
-                for fn in fns:
-                    await fn(**kwargs)
-            finally:
-                _current.reset(token)
-        for method in self._tails[callback]:
-            await method(**kwargs)
+    def _runner(self, callback: str) -> Callable[..., Any]:
+        """The coroutine function ADK calls for `callback` on this plugin."""
+        stack = self._stack.get(callback, [])
+        tails = self._tails[callback]
+        remembers = callback == "before_model_callback" and "after_model_callback" in self._stack
+        if not stack and len(tails) <= 1 and not remembers:
+            # no middleware implements it: straight to the tail (or nowhere), no dispatch on
+            # every agent, model and tool call for middleware that does not care
+            return tails[0] if tails else _nothing
+        static = (
+            tuple(_call(fn) for fn, _ in stack)
+            if all(agents is None for _, agents in stack)
+            else None
+        )
+        return _runner(
+            self,
+            callback,
+            static,
+            _Selection(stack),
+            tails,
+            remembers=remembers,
+            reply_tails=self._tails["after_model_callback"],
+        )
 
     # -- ADK's plugin callbacks (all 15: an ADK without one never calls it) ----------------------
-    # the first answer wins
-    before_run_callback = _dispatch("before_run_callback", _first)
-    before_agent_callback = _dispatch("before_agent_callback", _first)
-    after_agent_callback = _dispatch("after_agent_callback", _first)
-    on_model_error_callback = _dispatch("on_model_error_callback", _first)
-    before_tool_callback = _dispatch("before_tool_callback", _first)
-    on_tool_error_callback = _dispatch("on_tool_error_callback", _first)
-    # each middleware is handed what the one before returned
-    on_user_message_callback = _dispatch("on_user_message_callback", _chain)
-    on_event_callback = _dispatch("on_event_callback", _chain)
-    after_tool_callback = _dispatch("after_tool_callback", _chain)
-    # every middleware hears it
-    close = _dispatch("close", _notify)
-    after_run_callback = _dispatch("after_run_callback", _notify)
-    on_run_error_callback = _dispatch("on_run_error_callback", _notify)
-    on_agent_error_callback = _dispatch("on_agent_error_callback", _notify)
-
-    async def before_model_callback(self, **kwargs: Any) -> Any:
-        if "after_model_callback" in self._stack:
-            self._remember_model_actions(kwargs["callback_context"])
-        reply = await self._first("before_model_callback", kwargs)
-        if reply is not None:
-            # ADK runs no after_model on a reply given here (a cache hit, a budget's error):
-            # the tail annotates it now, so the stored event carries the annotations on
-            # releases where on_event comes after the store (1.25 .. 1.30) too
-            context = kwargs["callback_context"]
-            await self._tail(
-                "after_model_callback", {"callback_context": context, "llm_response": reply}
-            )
-        return reply
-
-    async def after_model_callback(self, **kwargs: Any) -> Any:
-        result = await self._chain("after_model_callback", kwargs)
-        self._carry_model_state(kwargs["callback_context"], kwargs["llm_response"])
-        return result
+    before_run_callback = _delegate("before_run_callback")
+    before_agent_callback = _delegate("before_agent_callback")
+    after_agent_callback = _delegate("after_agent_callback")
+    before_model_callback = _delegate("before_model_callback")
+    after_model_callback = _delegate("after_model_callback")
+    on_model_error_callback = _delegate("on_model_error_callback")
+    before_tool_callback = _delegate("before_tool_callback")
+    after_tool_callback = _delegate("after_tool_callback")
+    on_tool_error_callback = _delegate("on_tool_error_callback")
+    on_user_message_callback = _delegate("on_user_message_callback")
+    on_event_callback = _delegate("on_event_callback")
+    close = _delegate("close")
+    after_run_callback = _delegate("after_run_callback")
+    on_run_error_callback = _delegate("on_run_error_callback")
+    on_agent_error_callback = _delegate("on_agent_error_callback")
 
     # Some ADK releases (1.25) give plugins' after_model_callback a fresh CallbackContext whose
     # actions belong to no event, so state a middleware writes there would be dropped; the
@@ -317,14 +522,17 @@ class MiddlewarePlugin(BasePlugin):
     # after_model that same context). So the actions seen in before_model are kept per call, and
     # whatever after_model wrote elsewhere is moved into them: the write lands in the model
     # reply's own state_delta on every release.
-    def _remember_model_actions(self, callback_context: Any) -> None:
+    def _remember_model_actions(self, callback_context: Any, scope: _Scope) -> None:
         actions = event_actions_of(callback_context)
         if actions is None:
             return
-        remember(self._model_actions, model_call(callback_context), actions, _CALLS_REMEMBERED)
+        key = scope[3] = _call_key(callback_context)
+        remember(self._model_actions, key, actions, _CALLS_REMEMBERED)
 
-    def _carry_model_state(self, callback_context: Any, llm_response: Any) -> None:
-        key = model_call(callback_context)
+    def _carry_model_state(self, callback_context: Any, llm_response: Any, scope: _Scope) -> None:
+        key = scope[3]
+        if key is None:
+            key = _call_key(callback_context)
         target = self._model_actions.get(key)
         if not getattr(llm_response, "partial", False):
             self._model_actions.pop(key, None)

@@ -17,49 +17,96 @@ from adk_fluent.middleware.pii.names import (
 
 
 # -- ADK content ---------------------------------------------------------------------------------
+# What was found comes back as a Counter made only when something was (None: nothing): these
+# run on every part of every request, event and reply, nearly always finding nothing.
+def redacted_parts(
+    redactor: Redactor, content: Any, *, responses: bool
+) -> tuple[Any, Counter[str] | None]:
+    """A Content with its text (and, with `responses`, its function responses) redacted, and
+    the counts of what was found; (the same Content, None) when nothing was."""
+    if content is None or not content.parts:
+        return content, None
+    parts = content.parts
+    copied: list[Any] | None = None  # the parts, once one is replaced
+    counts: Counter[str] | None = None
+    for index, part in enumerate(parts):
+        text = part.text
+        if text:
+            redacted, found = redactor.remembered(text)
+            if not found:
+                continue
+            if counts is None:
+                counts = Counter(found)
+            else:
+                counts.update(found)
+            if copied is None:
+                copied = list(parts)
+            copied[index] = part.model_copy(update={"text": redacted})
+        elif responses:
+            reply = part.function_response
+            if reply is None or reply.name in FRAMEWORK_CALLS or not reply.response:
+                continue
+            if not redactor.finds_in(reply.response):
+                continue
+            found = Counter()
+            response = redactor.redact_value(reply.response, found)
+            if not found:
+                continue
+            if counts is None:
+                counts = found
+            else:
+                counts.update(found)
+            new_reply = reply.model_copy(update={"response": response})
+            if copied is None:
+                copied = list(parts)
+            copied[index] = part.model_copy(update={"function_response": new_reply})
+    if copied is None:
+        return content, None
+    return content.model_copy(update={"parts": copied}), counts
+
+
 def redact_parts(redactor: Redactor, content: Any, counts: Counter[str], *, responses: bool) -> Any:
     """A copy of a Content with its text (and, with `responses`, its function responses)
-    redacted; the same object when nothing changed."""
-    if content is None or not content.parts:
-        return content
-    parts = list(content.parts)
-    changed = False
-    for index, part in enumerate(parts):
-        if part.text:
-            text, found = redactor.redact(part.text)
-            if found:
-                counts.update(found)
-                parts[index] = part.model_copy(update={"text": text})
-                changed = True
-        elif responses and part.function_response is not None:
-            reply = part.function_response
-            if reply.name in FRAMEWORK_CALLS or not reply.response:
-                continue
-            found = Counter[str]()
-            response = redactor.redact_value(reply.response, found)
-            if found:
-                counts.update(found)
-                new_reply = reply.model_copy(update={"response": response})
-                parts[index] = part.model_copy(update={"function_response": new_reply})
-                changed = True
-    return content.model_copy(update={"parts": parts}) if changed else content
+    redacted, adding what was found to `counts`; the same object when nothing changed."""
+    redacted, found = redacted_parts(redactor, content, responses=responses)
+    if found:
+        counts.update(found)
+    return redacted
+
+
+def redacted_instruction(redactor: Redactor, value: Any) -> tuple[Any, Counter[str] | None]:
+    """A system instruction (text, Content, Part or a list of them) redacted, and the counts
+    of what was found (None: nothing)."""
+    if isinstance(value, str):
+        text, found = redactor.remembered(value)
+        return text, (Counter(found) if found else None)
+    if isinstance(value, list):
+        counts: Counter[str] | None = None
+        items = []
+        for item in value:
+            redacted, in_item = redacted_instruction(redactor, item)
+            items.append(redacted)
+            if in_item:
+                if counts is None:
+                    counts = in_item
+                else:
+                    counts.update(in_item)
+        return items, counts
+    if hasattr(value, "parts"):  # a Content
+        return redacted_parts(redactor, value, responses=False)
+    if getattr(value, "text", None):  # a Part
+        text, found = redactor.remembered(value.text)
+        if found:
+            return value.model_copy(update={"text": text}), Counter(found)
+    return value, None
 
 
 def redact_instruction(redactor: Redactor, value: Any, counts: Counter[str]) -> Any:
-    if isinstance(value, str):
-        text, found = redactor.redact(value)
+    """`redacted_instruction`, adding what was found to `counts`."""
+    redacted, found = redacted_instruction(redactor, value)
+    if found:
         counts.update(found)
-        return text
-    if isinstance(value, list):
-        return [redact_instruction(redactor, item, counts) for item in value]
-    if hasattr(value, "parts"):  # a Content
-        return redact_parts(redactor, value, counts, responses=False)
-    if getattr(value, "text", None):  # a Part
-        text, found = redactor.redact(value.text)
-        if found:
-            counts.update(found)
-            return value.model_copy(update={"text": text})
-    return value
+    return redacted
 
 
 def _digest(content: Any) -> str:

@@ -156,16 +156,22 @@ class Redactor:
 
     def redact(self, text: str) -> tuple[str, Counter[str]]:
         """The text with each finding replaced, and the counts by kind."""
+        redacted, counts = self.remembered(text)
+        return redacted, Counter(counts)
+
+    def remembered(self, text: str) -> tuple[str, Counter[str]]:
+        """`redact(text)` as remembered: the counts are the memo's own, to be read, never
+        changed (no copy per call: every model call re-reads the whole history)."""
         known = self._memo.get(text)
         if known is not None:
             self._memo.move_to_end(text)
-            return known[0], Counter(known[1])
+            return known
         redacted, counts = self._redact(text)
         if len(text) <= _MEMO_TEXT_CHARS:
             self._memo[text] = (redacted, counts)
             if len(self._memo) > _MEMO_TEXTS:
                 self._memo.popitem(last=False)
-        return redacted, Counter(counts)
+        return redacted, counts
 
     def _redact(self, text: str) -> tuple[str, Counter[str]]:
         spans = self.find(text)
@@ -180,16 +186,30 @@ class Redactor:
         pieces.append(text[cursor:])
         return "".join(pieces), Counter(span.kind for span in spans)
 
+    def finds_in(self, value: Any) -> bool:
+        """Whether `redact_value(value, ...)` would find anything (the same strings and numbers
+        read, in the same order, up to the first finding), without making the new value."""
+        if isinstance(value, str):
+            return bool(self.remembered(value)[1])
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**12:
+            return bool(self.remembered(str(value))[1])
+        if isinstance(value, dict | Mapping):  # (a dict without the ABC check)
+            return any(self.finds_in(item) for item in value.values())
+        if isinstance(value, list | tuple):
+            return any(self.finds_in(item) for item in value)
+        return False
+
     def redact_value(self, value: Any, counts: Counter[str]) -> Any:
         """A JSON-like value (dicts, lists, strings, numbers) with its strings redacted (a new
         value; keys are left alone). An integer of 13 digits or more is read as digits, so a
         card number returned as an int is caught too."""
         if isinstance(value, str):
-            redacted, found = self.redact(value)
-            counts.update(found)
+            redacted, found = self.remembered(value)
+            if found:
+                counts.update(found)
             return redacted
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**12:
-            redacted, found = self.redact(str(value))
+            redacted, found = self.remembered(str(value))
             if found:
                 counts.update(found)
                 return redacted

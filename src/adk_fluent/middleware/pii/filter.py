@@ -7,14 +7,15 @@ from collections import Counter, OrderedDict
 from typing import Any
 
 from adk_fluent.adk.artifact_content import content_as_part
+from adk_fluent.adk.plugins.middleware import sync_callback
 from adk_fluent.arguments import checked_callable, checked_choice, checked_instance
 from adk_fluent.errors import BuildError
 from adk_fluent.ir.middleware import Middleware
 from adk_fluent.middleware.pii.content import (
     counted,
     original_artifact_name,
-    redact_instruction,
-    redact_parts,
+    redacted_instruction,
+    redacted_parts,
 )
 from adk_fluent.middleware.pii.detection import Detector, Redactor, Span, user_patterns
 from adk_fluent.middleware.pii.names import KEEP_ORIGINAL, METADATA_KEY, NAME, KeepOriginal, logger
@@ -72,16 +73,20 @@ class PiiFilter(Middleware):
         return marks
 
     # -- the user's message ----------------------------------------------------------------------
-    async def on_user_message_callback(self, *, invocation_context: Any, user_message: Any) -> Any:
+    @sync_callback
+    def on_user_message_callback(self, *, invocation_context: Any, user_message: Any) -> Any:
         if self.keep_original == "store" or user_message is None:
             return None
-        counts: Counter[str] = Counter()
-        redacted = redact_parts(self.redactor, user_message, counts, responses=True)
+        redacted, counts = redacted_parts(self.redactor, user_message, responses=True)
         if not counts:
             return None
         self._note((invocation_context.invocation_id, None), "user_message", counts)
         if self.keep_original == "artifact":
-            await self._keep_in_artifact(invocation_context, user_message, redacted)
+            return self._kept_in_artifact(invocation_context, user_message, redacted)
+        return redacted
+
+    async def _kept_in_artifact(self, ctx: Any, original: Any, redacted: Any) -> Any:
+        await self._keep_in_artifact(ctx, original, redacted)
         return redacted
 
     async def _keep_in_artifact(self, ctx: Any, original: Any, redacted: Any) -> None:
@@ -105,7 +110,8 @@ class PiiFilter(Middleware):
         )
 
     # -- what an agent's callbacks and request are built from ------------------------------------
-    async def before_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
+    @sync_callback
+    def before_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
         # An agent's own before-model callbacks (adk-fluent's context views, C.*) run after
         # this plugin's and rebuild the request from the session's events: those events are
         # redacted here, in memory only (list entries replaced, never an event changed), so
@@ -114,37 +120,58 @@ class PiiFilter(Middleware):
         events = getattr(session, "events", None)
         if not events:
             return None
-        counts: Counter[str] = Counter()
+        counts: Counter[str] | None = None
+        redactor = self.redactor
         for index, event in enumerate(events):
-            if event.content is None:
+            content = event.content
+            if content is None:
                 continue
-            found: Counter[str] = Counter()
-            content = redact_parts(self.redactor, event.content, found, responses=True)
+            redacted, found = redacted_parts(redactor, content, responses=True)
             if found:
-                counts.update(found)
-                events[index] = event.model_copy(update={"content": content})
+                if counts is None:
+                    counts = found
+                else:
+                    counts.update(found)
+                events[index] = event.model_copy(update={"content": redacted})
         # reported as part of the agent's first request: what its requests are built from
-        self._note((callback_context.invocation_id, callback_context.agent_name), "request", counts)
+        if counts:
+            key = (callback_context.invocation_id, callback_context.agent_name)
+            self._note(key, "request", counts)
         return None
 
     # -- models ----------------------------------------------------------------------------------
-    async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
-        counts: Counter[str] = Counter()
-        llm_request.contents = [
-            redact_parts(self.redactor, content, counts, responses=True)
-            for content in llm_request.contents or []
-        ]
+    @sync_callback
+    def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
+        redactor = self.redactor
+        counts: Counter[str] | None = None
+        contents = []
+        for content in llm_request.contents or []:
+            redacted, found = redacted_parts(redactor, content, responses=True)
+            contents.append(redacted)
+            if found:
+                if counts is None:
+                    counts = found
+                else:
+                    counts.update(found)
+        llm_request.contents = contents
         config = getattr(llm_request, "config", None)
         if config is not None and config.system_instruction:
-            config.system_instruction = redact_instruction(
-                self.redactor, config.system_instruction, counts
+            config.system_instruction, found = redacted_instruction(
+                redactor, config.system_instruction
             )
-        self._note((callback_context.invocation_id, callback_context.agent_name), "request", counts)
+            if found:
+                if counts is None:
+                    counts = found
+                else:
+                    counts.update(found)
+        if counts:
+            key = (callback_context.invocation_id, callback_context.agent_name)
+            self._note(key, "request", counts)
         return None  # changed in place: the call goes on, later middleware see the redaction
 
-    async def after_model_callback(self, *, callback_context: Any, llm_response: Any) -> None:
-        reply: Counter[str] = Counter()
-        content = redact_parts(self.redactor, llm_response.content, reply, responses=False)
+    @sync_callback
+    def after_model_callback(self, *, callback_context: Any, llm_response: Any) -> None:
+        content, reply = redacted_parts(self.redactor, llm_response.content, responses=False)
         if reply:
             llm_response.content = content
         # partial chunks are not stored: the final response carries the marks
@@ -164,22 +191,23 @@ class PiiFilter(Middleware):
         return None
 
     # -- tools -----------------------------------------------------------------------------------
-    async def after_tool_callback(
+    @sync_callback
+    def after_tool_callback(
         self, *, tool: Any, tool_args: dict[str, Any], tool_context: Any, result: Any
     ) -> Any:
+        if not self.redactor.finds_in(result):
+            return None
         counts: Counter[str] = Counter()
         redacted = self.redactor.redact_value(result, counts)
-        if not counts:
-            return None
         self._note((tool_context.invocation_id, tool_context.agent_name), "tool_results", counts)
         return redacted
 
     # -- what clients receive --------------------------------------------------------------------
-    async def on_event_callback(self, *, invocation_context: Any, event: Any) -> Any:
+    @sync_callback
+    def on_event_callback(self, *, invocation_context: Any, event: Any) -> Any:
         if event.partial:
             return _without_text(event)
-        counts: Counter[str] = Counter()
-        content = redact_parts(self.redactor, event.content, counts, responses=False)
+        content, counts = redacted_parts(self.redactor, event.content, responses=False)
         if not counts:
             return None
         metadata = {**(event.custom_metadata or {})}
