@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.support import speed, tiers
+from tests.support import tiers
 
 ADK_VERSION = importlib.metadata.version("google-adk")
 ADK_MAJOR = int(ADK_VERSION.split(".")[0])
@@ -77,7 +77,6 @@ _STARTED = time.perf_counter()
 
 def pytest_configure(config: pytest.Config) -> None:
     tiers.install()
-    speed.remember_the_non_propagating_loggers()
 
 
 # What the autouse fixture below needs of each test, worked out once at collection: its tier,
