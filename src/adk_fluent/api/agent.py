@@ -211,23 +211,27 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
             _check_model(name, model)
 
     # -- sugar ------------------------------------------------------------------------------
+    def _sugar(self, field: str, verb: str, value: Any) -> Self:
+        """A copy with `field` set by the sugar `verb` (.instruct, .outputs): _set_spelt when a
+        spelling is to be weighed, else its copy made directly (every agent comes through here)."""
+        state = self.__dict__
+        fields = state["_fields"]
+        if field in fields or "_adk_spelt" in state:  # set before, or ADK's spelling
+            return self._set_spelt(field, verb, value)
+        if field not in installed_fields(self._ADK_CLASS):
+            self._check_field(field)
+        state = state.copy()
+        state.pop("_ir", None)
+        state["_fields"] = {**fields, field: value}
+        new = object.__new__(type(self))
+        new.__dict__ = state
+        return new
+
     def instruct(self, instruction: str | Callable[..., Any]) -> Self:
         """The agent's instruction: text with `{key}` / `{key?}` state templates, or a callable."""
         if not isinstance(instruction, str):  # text needs no check
             _check_instruction(self._name, instruction)
-        state = self.__dict__
-        fields = state["_fields"]
-        if "instruction" in fields or "_adk_spelt" in state:  # set before, or ADK's spelling
-            return self._set_spelt("instruction", "instruct", instruction)
-        # _set_spelt's copy when there is no spelling to weigh (each agent comes through here)
-        if "instruction" not in installed_fields(self._ADK_CLASS):
-            self._check_field("instruction")
-        state = state.copy()
-        state.pop("_ir", None)
-        state["_fields"] = {**fields, "instruction": instruction}
-        new = object.__new__(type(self))
-        new.__dict__ = state
-        return new
+        return self._sugar("instruction", "instruct", instruction)
 
     def tool(
         self, fn_or_tool: Any, *, require_confirmation: bool | Callable[..., bool] = False
@@ -327,19 +331,7 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
         # None is refused too, which the .output_key() setter allows; a name is asked no more
         if type(key) is not str or not key.isidentifier():
             _check_output_key(self._name, key)
-        state = self.__dict__
-        fields = state["_fields"]
-        if "output_key" in fields or "_adk_spelt" in state:  # set before, or ADK's spelling
-            return self._set_spelt("output_key", "outputs", key)
-        # _set_spelt's copy when there is no spelling to weigh (each agent comes through here)
-        if "output_key" not in installed_fields(self._ADK_CLASS):
-            self._check_field("output_key")
-        state = state.copy()
-        state.pop("_ir", None)
-        state["_fields"] = {**fields, "output_key": key}
-        new = object.__new__(type(self))
-        new.__dict__ = state
-        return new
+        return self._sugar("output_key", "outputs", key)
 
     def delegate(self, *agents: Any) -> Self:
         """Agents this one may hand the conversation to (ADK's LLM-driven transfer): builders or

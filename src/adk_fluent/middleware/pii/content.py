@@ -19,6 +19,14 @@ from adk_fluent.middleware.pii.names import (
 # -- ADK content ---------------------------------------------------------------------------------
 # What was found comes back as a Counter made only when something was (None: nothing): these
 # run on every part of every request, event and reply, nearly always finding nothing.
+def added(counts: Counter[str] | None, found: Counter[str]) -> Counter[str]:
+    """`counts` with `found` added to it; `found` itself while nothing was counted yet."""
+    if counts is None:
+        return found
+    counts.update(found)
+    return counts
+
+
 def redacted_parts(
     redactor: Redactor, content: Any, *, responses: bool
 ) -> tuple[Any, Counter[str] | None]:
@@ -35,10 +43,7 @@ def redacted_parts(
             redacted, found = redactor.remembered(text)
             if not found:
                 continue
-            if counts is None:
-                counts = Counter(found)
-            else:
-                counts.update(found)
+            counts = added(counts, Counter(found))
             if copied is None:
                 copied = list(parts)
             copied[index] = part.model_copy(update={"text": redacted})
@@ -52,10 +57,7 @@ def redacted_parts(
             response = redactor.redact_value(reply.response, found)
             if not found:
                 continue
-            if counts is None:
-                counts = found
-            else:
-                counts.update(found)
+            counts = added(counts, found)
             new_reply = reply.model_copy(update={"response": response})
             if copied is None:
                 copied = list(parts)
@@ -87,10 +89,7 @@ def redacted_instruction(redactor: Redactor, value: Any) -> tuple[Any, Counter[s
             redacted, in_item = redacted_instruction(redactor, item)
             items.append(redacted)
             if in_item:
-                if counts is None:
-                    counts = in_item
-                else:
-                    counts.update(in_item)
+                counts = added(counts, in_item)
         return items, counts
     if hasattr(value, "parts"):  # a Content
         return redacted_parts(redactor, value, responses=False)

@@ -12,6 +12,7 @@ from adk_fluent.arguments import checked_callable, checked_choice, checked_insta
 from adk_fluent.errors import BuildError
 from adk_fluent.ir.middleware import Middleware
 from adk_fluent.middleware.pii.content import (
+    added,
     counted,
     original_artifact_name,
     redacted_instruction,
@@ -128,10 +129,7 @@ class PiiFilter(Middleware):
                 continue
             redacted, found = redacted_parts(redactor, content, responses=True)
             if found:
-                if counts is None:
-                    counts = found
-                else:
-                    counts.update(found)
+                counts = added(counts, found)
                 events[index] = event.model_copy(update={"content": redacted})
         # reported as part of the agent's first request: what its requests are built from
         if counts:
@@ -149,10 +147,7 @@ class PiiFilter(Middleware):
             redacted, found = redacted_parts(redactor, content, responses=True)
             contents.append(redacted)
             if found:
-                if counts is None:
-                    counts = found
-                else:
-                    counts.update(found)
+                counts = added(counts, found)
         llm_request.contents = contents
         config = getattr(llm_request, "config", None)
         if config is not None and config.system_instruction:
@@ -160,10 +155,7 @@ class PiiFilter(Middleware):
                 redactor, config.system_instruction
             )
             if found:
-                if counts is None:
-                    counts = found
-                else:
-                    counts.update(found)
+                counts = added(counts, found)
         if counts:
             key = (callback_context.invocation_id, callback_context.agent_name)
             self._note(key, "request", counts)
