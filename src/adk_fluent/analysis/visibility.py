@@ -10,8 +10,12 @@ composite; a loop's `.show("final")` keeps its rounds internal and makes the loo
 (it presents its final round when it ends). An LLM agent's delegates (transfer targets) take its
 place, so they inherit its visibility.
 
-Depth follows the event-system convention: depth 0 is what speaks to the user; internal work
-is one level deeper; a transfer keeps the caller's depth. The simplest UI shows depth 0 only.
+Depth is where an event comes from in the call tree, whatever its visibility (the event-system
+design): 0 is the agent the user talks to; a hand-off keeps the depth (a sequence's steps, a
+loop's or map_over's body, the branches of a FanOut, route, fallback, race or timeout, which all
+run in their node's own place); an LLM agent's delegates (its sub-agents, transfer targets) are
+one level deeper than it; an agent tool's tree runs one level deeper than the agent that calls
+it. So in `a >> b >> c` all three are depth 0.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ FINAL_ROUND = "final"
 
 @dataclass(frozen=True)
 class NodeVisibility:
-    """One node's visibility, depth and path from the root (names joined by '/')."""
+    """One node's visibility, call-tree depth and path from the root (names joined by '/')."""
 
     visibility: Visibility
     depth: int
@@ -56,12 +60,14 @@ def _override(node: Node) -> Visibility | None:
 
 class _Place(NamedTuple):
     """Where a node is: whether something runs after it, the visibility a `.show()` /
-    `.hide()` above it forces, its parent's path, and whether it is in an agent tool's tree."""
+    `.hide()` above it forces, its parent's path, whether it is in an agent tool's tree, and
+    its depth in the call tree."""
 
     has_successor: bool
     forced: Visibility | None
     parent: tuple[str, ...]
     in_tool: bool = False
+    depth: int = 0
 
 
 class _Visibility(NodeVisitor[_Place, None]):
@@ -83,19 +89,23 @@ class _Visibility(NodeVisitor[_Place, None]):
             visibility = "internal" if forced == "internal" else "user"
         else:
             visibility = "zero_cost"  # composites and steps emit no text of their own
-        depth = 0 if visibility == "user" else 1
+        depth = place.depth
         self.table[node.name] = NodeVisibility(visibility, depth, "/".join(path), place.in_tool)
         last = len(node.children) - 1
+        # delegates are the agent's sub-agents: one level down; every other child runs in the
+        # node's own place (a hand-off), at its depth
+        below = depth + 1 if node.CHILDREN == "delegates" else depth
         for index, child in enumerate(node.children):
             if node.CHILDREN == "sequence":
                 successor = place.has_successor or index < last
             else:  # an iteration is never the answer; branches and delegates take the node's place
                 successor = node.CHILDREN == "repeat" or place.has_successor
-            yield child, _Place(successor, forced, path, place.in_tool)
+            yield child, _Place(successor, forced, path, place.in_tool, below)
         for tree in node.attached:
-            # an agent tool's tree runs in a sub-run of its own, whose answer goes to the calling
-            # agent (never to the user): within that run its visibility is inferred as for a root
-            yield tree, _Place(False, None, path, True)
+            # an agent tool's tree runs in a sub-run of its own, one level below the agent that
+            # calls it, whose answer goes to that agent (never to the user): within that run its
+            # visibility is inferred as for a root
+            yield tree, _Place(False, None, path, True, depth + 1)
 
     visit_llm_agent = visit_sequential_agent = visit_parallel_agent = visit_loop_agent = _node
     visit_fallback = visit_until = visit_transform = visit_route = visit_map_over = _node
@@ -111,7 +121,7 @@ class _Visibility(NodeVisitor[_Place, None]):
 
 
 def infer_visibility_table(root: Node) -> dict[str, NodeVisibility]:
-    """Visibility, depth and path of every node, by name."""
+    """Visibility, call-tree depth and path of every node, by name."""
     visibility = _Visibility()
     visibility.visit(root, _Place(False, None, ()))
     return visibility.table

@@ -56,7 +56,8 @@ class AgentEvent:
 
     @property
     def depth(self) -> int:
-        """0 for what speaks to the user, deeper for internal work (show depth 0 for the simplest UI)."""
+        """Where the event comes from in the call tree: 0 for the agent the user talks to (and
+        every step a pipeline hands on to), one more for a sub-agent or an agent tool's run."""
         return int(self.metadata.get(DEPTH, 0))
 
     @property

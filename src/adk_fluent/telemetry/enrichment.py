@@ -9,7 +9,7 @@ the pipeline's structure on it:
 |---|---|---|
 | adk_fluent.pipeline | agent, model, tool | the root's name (or `pipeline=`) |
 | adk_fluent.node.path / .kind | agent, model, tool | 'support/route/billing', 'agent' / 'loop' / ... |
-| adk_fluent.visibility / .depth | agent, model, tool | user, internal or zero_cost; 0 speaks to the user |
+| adk_fluent.visibility / .depth | agent, model, tool | user, internal or zero_cost; 0 = the agent the user talks to |
 | adk_fluent.state.reads / .writes | agent, model, tool | the state keys the node declares |
 | adk_fluent.context | agent, model, tool | the context spec (C), described |
 | adk_fluent.loop.name / .iteration | agent, model, tool | the enclosing loop and its iteration (from 1) |

@@ -78,7 +78,7 @@ async def test_agent_spans_carry_the_tree():
     assert billing["adk_fluent.node.path"] == f"{root}/route/billing"
     assert billing["adk_fluent.node.kind"] == "agent"
     assert billing["adk_fluent.visibility"] == "internal"
-    assert billing["adk_fluent.depth"] == 1
+    assert billing["adk_fluent.depth"] == 0  # a route's branch runs in the route's place
     assert billing["adk_fluent.state.reads"] == ("intent",)
     assert billing["adk_fluent.context"] == "user_only"
     assert billing["adk_fluent.route.name"] == "route"

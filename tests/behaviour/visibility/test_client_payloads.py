@@ -170,7 +170,8 @@ async def test_a_reloaded_history_filters_like_the_live_stream(way, sqlite_url):
         "internal",
         "user",
     ]
-    assert model_events[0].custom_metadata["adk_fluent.depth"] == 1
+    # depth is the place in the call tree, not visibility: both are steps of one pipeline
+    assert [e.custom_metadata["adk_fluent.depth"] for e in model_events] == [0, 0]
     replayed = [for_client(e, "filtered") for e in outcome.raw_stored if e.author != "user"]
     texts = [
         (e.author, p.text)

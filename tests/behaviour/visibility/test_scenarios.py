@@ -70,7 +70,9 @@ async def test_scenario_1_classification_to_routing(way, store):
     meta = {e.author: e.custom_metadata for e in annotated.client if e.content}
     assert meta["classifier"]["adk_fluent.visibility"] == "internal"
     assert meta["classifier"]["adk_fluent.is_user_facing"] is False
-    assert meta["classifier"]["adk_fluent.depth"] == 1
+    # a pipeline hands on to the route, which hands on to its branch: all at depth 0, whatever
+    # their visibility
+    assert meta["classifier"]["adk_fluent.depth"] == 0
     assert meta["booker"]["adk_fluent.depth"] == 0
     assert (
         meta["booker"]["adk_fluent.path"]

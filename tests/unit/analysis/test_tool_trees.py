@@ -105,13 +105,14 @@ def test_mermaid_draws_an_adk_llm_agent_like_a_fluent_one():
 def test_a_tool_tree_is_classified_as_the_root_of_its_own_run(mode):
     table = infer_visibility_table(getattr(research_tree(), mode)().to_ir())
     root = "pipeline__lead__presenter"
-    assert table["lead"] == NodeVisibility("internal", 1, f"{root}/lead")
+    assert table["lead"] == NodeVisibility("internal", 0, f"{root}/lead")
     # within its sub-run the tool agent's reply is the answer (to the caller's model, never to
     # the user): an internal classification would strip it there
-    # and nothing is filtered inside a sub-run (in_tool): no client receives those events
-    assert table["researcher"] == NodeVisibility("user", 0, f"{root}/lead/researcher", True)
+    # and nothing is filtered inside a sub-run (in_tool): no client receives those events;
+    # an agent tool's run is one level below the agent that calls it, at every level
+    assert table["researcher"] == NodeVisibility("user", 1, f"{root}/lead/researcher", True)
     assert table["fact_checker"] == NodeVisibility(
-        "user", 0, f"{root}/lead/researcher/fact_checker", True
+        "user", 2, f"{root}/lead/researcher/fact_checker", True
     )
     assert not table["lead"].in_tool and not table["presenter"].in_tool
     assert table["presenter"] == NodeVisibility("user", 0, f"{root}/presenter")

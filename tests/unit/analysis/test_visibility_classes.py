@@ -232,33 +232,56 @@ def test_the_client_mode_does_not_change_who_is_internal(mode, expr, expected):
     assert classes(getattr(expr, mode)(), expected) == expected
 
 
+# Depth is the place in the call tree, whatever the visibility: a hand-off (a pipeline's next
+# step, a route's branch, a loop's body, a FanOut's branch) keeps it; an LLM agent's delegates
+# are one level below it; an agent tool's run is one level below the agent that calls it.
 DEPTHS = [
     (
-        "pipeline",
-        Agent("a") >> Agent("b"),
+        "pipeline-hand-offs-keep-depth-0",
+        Agent("a") >> Agent("b") >> Agent("c"),
         {
-            "pipeline__a__b": (ZERO, 1, "pipeline__a__b"),
-            "a": (INTERNAL, 1, "pipeline__a__b/a"),
-            "b": (USER, 0, "pipeline__a__b/b"),
+            "pipeline__a__b__c": (ZERO, 0, "pipeline__a__b__c"),
+            "a": (INTERNAL, 0, "pipeline__a__b__c/a"),
+            "b": (INTERNAL, 0, "pipeline__a__b__c/b"),
+            "c": (USER, 0, "pipeline__a__b__c/c"),
         },
     ),
     (
         "named-route-branch",
         Pipeline(Agent("a"), Route("k").eq("x", Agent("b")), name="flow"),
-        {"route_k": (ZERO, 1, "flow/route_k"), "b": (USER, 0, "flow/route_k/b")},
+        {"route_k": (ZERO, 0, "flow/route_k"), "b": (USER, 0, "flow/route_k/b")},
     ),
     (
-        "transfer-keeps-the-callers-depth",
+        "loop-and-fanout-bodies-run-in-their-place",
+        (Agent("a") * 2) >> (Agent("f1") | Agent("f2")),
+        {
+            "a": (INTERNAL, 0, "pipeline__loop__a__fanout__f1__f2/loop__a/a"),
+            "f2": (USER, 0, "pipeline__loop__a__fanout__f1__f2/fanout__f1__f2/f2"),
+        },
+    ),
+    (
+        "a-delegate-is-one-level-below-its-llm-parent",
         Agent("boss").delegate(Agent("x")) >> Agent("z"),
         {
-            "boss": (INTERNAL, 1, "pipeline__boss__z/boss"),
+            "boss": (INTERNAL, 0, "pipeline__boss__z/boss"),
             "x": (INTERNAL, 1, "pipeline__boss__z/boss/x"),
+            "z": (USER, 0, "pipeline__boss__z/z"),
         },
+    ),
+    (
+        "a-delegates-delegate-is-two-levels-below",
+        Agent("boss").delegate(Agent("x").delegate(Agent("y"))),
+        {"boss": (USER, 0, "boss"), "x": (USER, 1, "boss/x"), "y": (USER, 2, "boss/x/y")},
+    ),
+    (
+        "an-agent-tool-runs-one-level-below-its-caller",
+        Agent("boss").delegate(Agent("x").tool(Agent("helper"))),
+        {"x": (USER, 1, "boss/x"), "helper": NodeVisibility(USER, 2, "boss/x/helper", True)},
     ),
     (
         "gate-in-a-hidden-pipeline",
         Pipeline(Agent("a"), gate(True, "ok?", name="check"), name="p").hide(),
-        {"a": (INTERNAL, 1, "p/a"), "check": (USER, 0, "p/check")},
+        {"a": (INTERNAL, 0, "p/a"), "check": (USER, 0, "p/check")},
     ),
     ("a-lone-agent", Agent("a"), {"a": (USER, 0, "a")}),
 ]
@@ -268,7 +291,8 @@ DEPTHS = [
 def test_depth_and_path_of_each_node(expr, expected):
     table = infer_visibility_table(expr.to_ir())
     assert {name: table[name] for name in expected} == {
-        name: NodeVisibility(*row) for name, row in expected.items()
+        name: row if isinstance(row, NodeVisibility) else NodeVisibility(*row)
+        for name, row in expected.items()
     }
 
 
