@@ -152,7 +152,9 @@ class VisibilityPlugin(BasePlugin):
         # store-then-plugin releases: per invocation, how many runs of each agent are under
         # way (see _running)
         self._runs: OrderedDict[str, dict[str, list[tuple[Any, Any]]]] = OrderedDict()
-        self._composites: dict[str, bool] = {}  # agent name -> whether it has sub-agents
+        # agent name -> whether events of others may come while it runs and none of its
+        # sub-agents does (a composite's; an LLM agent's own events are its own: see _running)
+        self._composites: dict[str, bool] = {}
         self._parents: dict[str, str | None] = {}  # agent name -> its parent's
         self._annotations: dict[str, dict[str, Any]] = {}  # author -> its annotations, made once
         # the running agents' names -> the annotations their events share (see _running)
@@ -253,7 +255,13 @@ class VisibilityPlugin(BasePlugin):
 
     async def before_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
         if agent.name not in self._composites:
-            self._composites[agent.name] = bool(getattr(agent, "sub_agents", None))
+            from google.adk.agents import LlmAgent
+
+            # an LLM agent with delegates authors its own events (a transfer's call and
+            # result) while none of them runs; each delegate runs as an agent of its own
+            self._composites[agent.name] = bool(getattr(agent, "sub_agents", None)) and (
+                not isinstance(agent, LlmAgent)
+            )
             parent = getattr(agent, "parent_agent", None)
             self._parents[agent.name] = parent.name if parent is not None else None
         self._running(invocation_of(callback_context), agent, starts=True)
