@@ -6,6 +6,7 @@ engine's own streams alike. Errors, tool traffic, confirmations and auth request
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any
 
 from adk_fluent.analysis.visibility import NodeVisibility
@@ -30,6 +31,23 @@ GRAPH_STEP = "adk_fluent.graph"
 HIDDEN_REF = "adk_fluent.hidden_ref"
 # ... or, when the Runner has no artifact service (or it failed), the text itself, in metadata.
 HIDDEN_CONTENT = "adk_fluent.hidden_content"
+
+
+class AgentStates:
+    """Where the visibility plugin notes each agent's start and end for a client that asked
+    (`run(..., lifecycle=True)`): (state, agent name, its annotations, invocation id, time).
+    Nothing is stored: the engine turns the notes into events of the client stream."""
+
+    __slots__ = ("notes", "open")
+
+    def __init__(self) -> None:
+        self.notes: list[tuple[str, str, dict[str, Any], str, float]] = []
+        self.open = True  # False once the turn is over: a stale reference notes nothing
+
+
+# The turn's notes, set by the engine around a turn whose client asked for them; ADK runs the
+# agents (and their tasks, and agent tools' sub-runs) in copies of that context.
+AGENT_STATES: ContextVar[AgentStates | None] = ContextVar("adk_fluent_agent_states", default=None)
 
 
 def hidden_artifact_name(event_id: str) -> str:

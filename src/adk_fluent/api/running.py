@@ -78,12 +78,16 @@ class TurnOptions(SessionOptions, total=False):
             `config` and `streaming`).
         streaming: `"sse"` streams the models' partial replies (`AgentEvent.is_partial`),
             `"none"` does not; None: the config's `streaming_mode`.
+        lifecycle: True adds an event when each agent starts and when it ends
+            (`AgentEvent.agent_state`, with the agent's depth and path), in the events
+            returned or streamed only, never stored. Default False.
     """
 
     session_id: str | None
     state: Mapping[str, Any] | None
     run_config: RunConfig | None
     streaming: Literal["sse", "none"] | None
+    lifecycle: bool
 
 
 class Runnable:

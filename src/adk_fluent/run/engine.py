@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from contextlib import AbstractContextManager, AsyncExitStack, aclosing, nullcontext
+from contextlib import AbstractContextManager, AsyncExitStack, aclosing, nullcontext, suppress
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -39,6 +39,7 @@ from adk_fluent.run.cache_keys import (
     value_key,
 )
 from adk_fluent.run.events import AgentEvent, final_text, first_error
+from adk_fluent.run.lifecycle import Lifecycle
 from adk_fluent.run.stack_room import frames_needed, stack_room, tree_depth
 from adk_fluent.run.stores import (
     append_state_event,
@@ -55,6 +56,7 @@ from adk_fluent.run.turn_inputs import (
     adk_run_config,
     check_config,
     check_ids,
+    check_lifecycle,
     check_settings,
     check_streaming,
     checked_state,
@@ -79,6 +81,9 @@ class _Bound:
     config: ExecutionConfig
     mode: VisibilityMode
     key: Any  # its key in the engine's table
+    # an ADK 2.x Workflow root (the workflow target) and its annotations: no agent callbacks
+    # report its start and end, so the turn's lifecycle events do (run/lifecycle.py)
+    graph: tuple[str, dict[str, Any]] | None = None
 
 
 class Backend(Protocol):
@@ -226,7 +231,15 @@ class Engine:
             client_filters=True,
             **services,
         )
-        bound = _Bound(runner.app, runner, service, config, visibility_mode(options, config), key)
+        bound = _Bound(
+            runner.app,
+            runner,
+            service,
+            config,
+            visibility_mode(options, config),
+            key,
+            _graph_root(runner.app.root_agent, ir),
+        )
         self._bound[key] = bound
         self._last = (inputs, dict(given), bound)
         while len(self._bound) > self._capacity:
@@ -255,6 +268,7 @@ class Engine:
         backend: Any = None,
         run_config: Any = None,
         streaming: str | None = None,
+        lifecycle: bool = False,
         **services: Any,
     ) -> AsyncIterator[AgentEvent]:
         """One turn's events as the client sees them. The inputs are checked here, when
@@ -270,7 +284,10 @@ class Engine:
 
         `state` goes with the user's message as its state delta (ADK's `state_delta`): stored
         with the message's event in every store, in effect before the first agent runs, and
-        undone by a rewind to before this turn."""
+        undone by a rewind to before this turn.
+
+        `lifecycle=True` adds an event when each agent starts and ends (`AgentEvent.agent_state`,
+        run/lifecycle.py), in the client stream only."""
         message = user_message(prompt)
         if any(part.inline_data or part.file_data for part in message.parts):
             # media a declared agent cannot read; a text prompt needs no check (nor its import)
@@ -282,6 +299,7 @@ class Engine:
         check_ids(user_id, session_id)
         check_settings(config, backend, run_config, session_store, services, RUN_OPTIONS)
         check_streaming(streaming, run_config)
+        check_lifecycle(lifecycle)
         state_delta = checked_state(state)
         return self._turn(
             (ir, options, config, session_store, backend, services),
@@ -292,6 +310,7 @@ class Engine:
             streaming,
             state_delta,
             handoff,
+            lifecycle,
         )
 
     async def _turn(
@@ -304,10 +323,11 @@ class Engine:
         streaming: str | None = None,
         state_delta: dict[str, Any] | None = None,
         handoff: bool = True,
+        lifecycle: bool = False,
     ) -> AsyncGenerator[AgentEvent, None]:
         from adk_fluent.adk.compat import hide_adk_wrapper, runner_takes_state_delta
         from adk_fluent.adk.custom_agents.handoff import handed_over
-        from adk_fluent.adk.event_visibility import for_client
+        from adk_fluent.adk.event_visibility import AGENT_STATES, for_client
 
         async with AsyncExitStack() as held:
             held.enter_context(self._room(binding[0]))  # ADK runs nested agents recursively
@@ -339,16 +359,40 @@ class Engine:
                 if run_config is None
                 else run_config,
             )
-            events = handed_over([runner_events]) if handoff else runner_events
-            async with aclosing(events):
-                try:
-                    async for event in events:
-                        shown = for_client(event, bound.mode)
-                        if shown is not None:
-                            yield AgentEvent.from_adk(shown)
-                except Exception as error:  # a tool's or model's own exception, as itself
-                    hide_adk_wrapper(error)
-                    raise
+            agents = Lifecycle(bound.graph) if lifecycle else None
+            token = None
+            if agents is not None or AGENT_STATES.get() is not None:
+                # ADK runs the agents in copies of this context (and its tasks copy it when
+                # they start): this turn's notes go to this turn, never to an outer turn's
+                token = AGENT_STATES.set(None if agents is None else agents.states)
+            try:
+                events = handed_over([runner_events]) if handoff else runner_events
+                async with aclosing(events):
+                    try:
+                        async for event in events:
+                            if agents is not None:
+                                if agents.states.notes:
+                                    for note in agents.pending():
+                                        yield note
+                                if bound.graph is not None:
+                                    agents.transferred(event)
+                            shown = for_client(event, bound.mode)
+                            if shown is not None:
+                                yield AgentEvent.from_adk(shown)
+                    except Exception as error:  # a tool's or model's own exception, as itself
+                        hide_adk_wrapper(error)
+                        raise
+                if agents is not None:
+                    for note in agents.close():
+                        yield note
+            finally:
+                if agents is not None:
+                    agents.states.open = False
+                if token is not None:
+                    # closed in another context (a stream left to the garbage collector):
+                    # that context's value is not this generator's to reset
+                    with suppress(ValueError, RuntimeError):
+                        AGENT_STATES.reset(token)
 
     async def run(
         self, ir: Node, options: BuildOptions, prompt: Any, **settings: Any
@@ -437,6 +481,19 @@ class Engine:
                     session_id=session_id,
                     rewind_before_invocation_id=before_invocation_id,
                 )
+
+
+def _graph_root(root_agent: Any, ir: Node) -> tuple[str, dict[str, Any]] | None:
+    """The root's name and annotations when it is an ADK 2.x Workflow (which gets no agent
+    callbacks); None for an agent."""
+    from google.adk.agents import BaseAgent
+
+    if isinstance(root_agent, BaseAgent):
+        return None
+    from adk_fluent.adk.event_visibility import visibility_metadata
+    from adk_fluent.analysis.visibility import infer_visibility_table
+
+    return root_agent.name, visibility_metadata(infer_visibility_table(ir)[ir.name])
 
 
 ENGINE = Engine()

@@ -37,6 +37,9 @@ class AgentEvent:
     is_final: bool = False
     is_partial: bool = False
     end_of_agent: bool = False
+    # "started" / "ended" on an agent lifecycle event (`run(..., lifecycle=True)`: in the
+    # client stream only, never stored, `raw` None); None on every event ADK produced
+    agent_state: str | None = None
     error_code: str | None = None
     error_message: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)

@@ -165,6 +165,7 @@ RUN_OPTIONS = (
     "backend",
     "run_config",
     "streaming",
+    "lifecycle",
     *_SERVICES,
 )
 STREAMING_MODES = ("none", "sse")
@@ -187,6 +188,18 @@ def check_streaming(streaming: Any, run_config: Any) -> None:
             field="streaming",
             hint="set streaming_mode on the RunConfig you pass, or leave run_config out.",
         )
+
+
+def check_lifecycle(lifecycle: Any) -> None:
+    """`lifecycle=` is True or False."""
+    checked_instance(
+        lifecycle,
+        None,
+        "lifecycle",
+        bool,
+        what="True or False",
+        hint="lifecycle=True adds an event when each agent starts and ends.",
+    )
 
 
 def check_settings(

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import OrderedDict
 from typing import Any
 
@@ -56,6 +57,7 @@ from adk_fluent.adk.artifact_content import (
 from adk_fluent.adk.bounded import remember
 from adk_fluent.adk.compat import invocation_of, plugin_edits_are_stored
 from adk_fluent.adk.event_visibility import (
+    AGENT_STATES,
     HIDDEN_CONTENT,
     HIDDEN_REF,
     VISIBILITY,
@@ -264,7 +266,10 @@ class VisibilityPlugin(BasePlugin):
             )
             parent = getattr(agent, "parent_agent", None)
             self._parents[agent.name] = parent.name if parent is not None else None
-        self._running(invocation_of(callback_context), agent, starts=True)
+        ctx = invocation_of(callback_context)
+        self._running(ctx, agent, starts=True)
+        if ctx is None or not ctx.end_invocation:  # else halted: ADK stops it before it runs
+            self._note("started", agent.name, callback_context)
         if not self.filters or not plugin_edits_are_stored():
             return None
         events = callback_context.session.events
@@ -276,7 +281,17 @@ class VisibilityPlugin(BasePlugin):
 
     async def after_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
         self._running(invocation_of(callback_context), agent, starts=False)
+        self._note("ended", agent.name, callback_context)
         return None
+
+    def _note(self, state: str, name: str, callback_context: Any) -> None:
+        """An agent's start or end, for a client of adk-fluent's engine that asked for them
+        (AGENT_STATES is set only then): once per agent run, nothing per event."""
+        states = AGENT_STATES.get()
+        if states is not None and states.open:
+            annotations = self._annotated(name)
+            invocation = callback_context.invocation_id
+            states.notes.append((state, name, annotations, invocation, time.time()))
 
     async def after_run_callback(self, *, invocation_context: Any) -> None:
         self._runs.pop(invocation_context.invocation_id, None)
