@@ -268,8 +268,7 @@ class VisibilityPlugin(BasePlugin):
             self._parents[agent.name] = parent.name if parent is not None else None
         ctx = invocation_of(callback_context)
         self._running(ctx, agent, starts=True)
-        if ctx is None or not ctx.end_invocation:  # else halted: ADK stops it before it runs
-            self._note("started", agent.name, callback_context)
+        self._note("started", agent.name, callback_context, ctx)
         if not self.filters or not plugin_edits_are_stored():
             return None
         events = callback_context.session.events
@@ -284,11 +283,13 @@ class VisibilityPlugin(BasePlugin):
         self._note("ended", agent.name, callback_context)
         return None
 
-    def _note(self, state: str, name: str, callback_context: Any) -> None:
+    def _note(self, state: str, name: str, callback_context: Any, ctx: Any = None) -> None:
         """An agent's start or end, for a client of adk-fluent's engine that asked for them
         (AGENT_STATES is set only then): once per agent run, nothing per event."""
         states = AGENT_STATES.get()
         if states is not None and states.open:
+            if ctx is not None and ctx.end_invocation:
+                return  # halted (HaltPlugin): ADK stops the agent before it runs
             annotations = self._annotated(name)
             invocation = callback_context.invocation_id
             states.notes.append((state, name, annotations, invocation, time.time()))
