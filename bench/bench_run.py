@@ -12,6 +12,8 @@ Measured, interleaved in one run:
                 hand-made Runner (create_session + run_async, events collected in a list)
   build + run   a new backend, `p.to_runner(...)` and one turn vs building the hand-made objects
                 and one turn: what a one-shot script pays
+  lifecycle     `p.run(..., lifecycle=True)` (agent start / end events, docs/visibility.md) vs
+                `p.run()`: info, not under --quick
 
     python -m bench.bench_run [--repeat N]
 """
@@ -25,7 +27,7 @@ import warnings
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bench import interleave_async, ratio_row, repetitions, report
+from bench import info_row, interleave_async, quick, ratio_row, repetitions, report
 
 APP_NAME = "bench_app"
 USER = "user"
@@ -172,6 +174,21 @@ async def measure(repeat: int, warmup: int) -> dict[str, list[float]]:
         "fluent_cold": fluent_cold,
         "raw_cold": raw_cold,
     }
+    if not quick():
+        lifecycle_backend = mock_backend(scripts_for(turns))
+        marked = await pipeline.run(
+            PROMPT, backend=lifecycle_backend, config=config, session_id="marked", lifecycle=True
+        )
+        assert [e.author for e in marked if e.agent_state is None] == [
+            e.author for e in agent_events
+        ]
+        variants["fluent_run_lifecycle"] = lambda: pipeline.run(
+            PROMPT,
+            backend=lifecycle_backend,
+            config=config,
+            session_id=next(_session_ids),
+            lifecycle=True,
+        )
     return await interleave_async(variants, repeat=repeat, warmup=warmup)
 
 
@@ -188,6 +205,14 @@ def main(argv: list[str] | None = None) -> None:
         ratio_row("p.run(): one turn", samples["fluent_run"], samples["raw_run"], 1.05),
         ratio_row("build + run: one turn", samples["fluent_cold"], samples["raw_cold"], 1.05),
     ]
+    if "fluent_run_lifecycle" in samples:
+        rows.append(
+            info_row(
+                "p.run(lifecycle=True) vs p.run(): one turn",
+                samples["fluent_run_lifecycle"],
+                samples["fluent_run"],
+            )
+        )
     report(
         "bench_run: 3-agent pipeline (4 model calls, 1 tool call) through ADK's Runner, scripted model",
         rows,
