@@ -108,3 +108,21 @@ async def test_an_agent_tools_run_is_one_level_below_its_caller():
         ("lead", 0),
     ]
     assert {e.author: e.depth for e in events} == {"intro": 0, "lead": 0}
+
+
+@pytest.mark.parametrize("way", WAYS)
+async def test_fanout_branches_keep_depth_on_their_tool_results_too(way, sqlite_url):
+    # on store-then-plugin releases a tool result stored while both branches run carries the
+    # annotations they share: depth is one of them (the path is not)
+    pipeline = (
+        Agent("north").instruct("N.").tool(lookup).outputs("kn")
+        | Agent("south").instruct("S.").tool(lookup).outputs("ks")
+    ) >> Agent("writer").instruct("{kn} {ks}")
+    scripts = {
+        "north": [call("lookup", city="Oslo"), "cold"],
+        "south": [call("lookup", city="Rome"), "warm"],
+        "writer": "Cold and warm.",
+    }
+    outcome = await run_turn(pipeline, scripts, way=way, store=sqlite_url)
+    stored = annotations(outcome.raw_stored)
+    assert len(stored) == 7 and {depth for _, depth, _ in stored} == {0}
