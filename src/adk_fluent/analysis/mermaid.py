@@ -8,9 +8,13 @@ merge), a chunked edge an edge labelled "chunked by sentence".
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from adk_fluent.ir import nodes as ir
+
+if TYPE_CHECKING:
+    from adk_fluent.analysis.cost.report import CostModel
 
 Ends = tuple[list[str], list[str]]  # the ids control flow enters and leaves a drawing by
 
@@ -25,10 +29,26 @@ def _rule_label(rule: Any) -> str:
     return _quote(f"{rule.op} {rule.value!r}")
 
 
+def _money(usd: float) -> str:
+    return f"${usd:.6f}" if usd < 0.01 else f"${usd:.4f}" if usd < 1 else f"${usd:,.2f}"
+
+
+def _calls(calls: float) -> str:
+    return f"{calls:g} call{'' if calls == 1 else 's'} per run"
+
+
 class _Drawing(ir.NodeVisitor[None, Ends]):
     """Draws each node type; a case returns the ids control flow enters and leaves by."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        cost: CostModel | None = None,
+        actual: Mapping[str, tuple[float, float]] | None = None,
+    ) -> None:
+        # an LLM agent's estimated share of one run (and what it did), by path
+        self.cost = {n.path: n for n in cost.nodes} if cost is not None else {}
+        self.actual = actual
+        self.node_paths: dict[int, str] = {}  # id(node) -> its path, when costs are drawn
         self.lines = ["flowchart TD"]
         self.ids: dict[int, str] = {}
         # nodes drawn without a shape of their own: where data-flow edges they write start
@@ -78,7 +98,9 @@ class _Drawing(ir.NodeVisitor[None, Ends]):
         writes = f"<br/>writes: {', '.join(sorted(node.writes_keys))}" if node.writes_keys else ""
         selector = node.model_selector  # .model_select(): the policy that picks each call's model
         model = f"<br/>model: {selector.describe()}" if selector is not None else ""
-        entry, exit_ = self.box(node, '["{label}"]', f"{node.name}{model}{writes}")
+        entry, exit_ = self.box(
+            node, '["{label}"]', f"{node.name}{model}{writes}{self.costs(node)}"
+        )
         for child in node.children:  # delegates: LLM-driven transfer
             c_in, _ = yield child, None
             self.edge(entry, c_in, "-. transfer .->")
@@ -86,6 +108,29 @@ class _Drawing(ir.NodeVisitor[None, Ends]):
             c_in, _ = yield tree, None
             self.edge(entry, c_in, "-. tool .->")
         return entry, exit_
+
+    def costs(self, node: ir.LlmAgentNode) -> str:
+        """The estimate's line for an LLM agent, and the recorded runs' beside it."""
+        if not self.cost and self.actual is None:
+            return ""
+        path = self.path_of(node)
+        lines = []
+        estimate = self.cost.get(path)
+        if estimate is not None:
+            price = _money(estimate.cost_usd) if estimate.priced else "no price"
+            lines.append(f"est. {price}, {_calls(estimate.expected_calls)}")
+        if self.actual is not None:
+            done = self.actual.get(path)
+            # a branch not taken, or an agent tool's sub-run (its events are not the run's)
+            lines.append(
+                "actual: none recorded"
+                if done is None
+                else f"actual {_money(done[1])}, {_calls(done[0])}"
+            )
+        return "".join(f"<br/>{line}" for line in lines)
+
+    def path_of(self, node: ir.Node) -> str:
+        return self.node_paths.get(id(node), node.name)
 
     def visit_native_agent(self, node: ir.NativeAgentNode, ctx: None) -> Ends:
         kind = node.agent_class.rsplit(".", 1)[-1]
@@ -188,12 +233,22 @@ class _Drawing(ir.NodeVisitor[None, Ends]):
         return head, b_out
 
 
-def to_mermaid(root: ir.Node) -> str:
+def to_mermaid(
+    root: ir.Node,
+    cost: CostModel | None = None,
+    actual: Mapping[str, tuple[float, float]] | None = None,
+) -> str:
     """A `flowchart TD` of the tree with data-flow edges from each key's writers to its readers.
-    Internal agents (their text is not the answer) are drawn dashed and grey."""
+    Internal agents (their text is not the answer) are drawn dashed and grey.
+
+    With `cost` (an estimate of this tree), each LLM agent's box says its estimated cost and
+    model calls for one run; with `actual` ({agent path: (model calls, USD)} per run, from
+    recorded runs), what it did beside it."""
     from adk_fluent.analysis.visibility import infer_visibility
 
-    drawing = _Drawing()
+    drawing = _Drawing(cost, actual)
+    if cost is not None or actual is not None:
+        drawing.node_paths = {id(node): "/".join(path) for path, node in ir.iter_paths(root)}
     drawing.visit(root, None)
     visibility = infer_visibility(root)
     internal = [

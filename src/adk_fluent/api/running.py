@@ -237,11 +237,58 @@ class Runnable:
         """
         await ENGINE.rewind(self.to_ir(), self.options, session_id, before_invocation_id, **options)
 
-    def to_mermaid(self) -> str:
-        """A mermaid flowchart of the tree with data-flow edges (who writes what who reads)."""
+    def to_mermaid(self, *, cost: Any = False, actual: Any = None) -> str:
+        """A mermaid flowchart of the tree with data-flow edges (who writes what who reads).
+
+        Args:
+            cost: True, a `TrafficAssumptions` or a `CostModel` of this tree: each LLM agent's
+                box says its estimated cost and model calls for one run (`estimate_cost`;
+                True estimates with the default assumptions).
+            actual: Recorded runs (a `UsageReport`, `run()`'s events or a stored session,
+                with `cost_attribution()` in the middleware): each LLM agent's box says what
+                it did per run on average, beside the estimate.
+
+        Raises:
+            BuildError: `cost` is none of those, or an estimate of another tree.
+        """
         from adk_fluent.analysis.mermaid import to_mermaid
 
-        return to_mermaid(self.to_ir())
+        root = self.to_ir()
+        if cost is False or cost is None:
+            model = None
+        else:
+            from adk_fluent.analysis.cost.estimate import estimate_cost
+            from adk_fluent.analysis.cost.report import CostModel
+
+            model = cost if isinstance(cost, CostModel) else None
+            if model is None and (cost is True or _is_assumptions(cost)):
+                model = estimate_cost(root, None if cost is True else cost)
+            if model is None:
+                from adk_fluent.errors import BuildError, describe_value
+
+                raise BuildError(
+                    f"to_mermaid(cost=) takes True, TrafficAssumptions or a CostModel, "
+                    f"not {describe_value(cost)}",
+                    agent=root.name,
+                    field="cost",
+                    hint="to_mermaid(cost=True) estimates with the default assumptions; for "
+                    "named scenarios pass one of estimate_cost(...)'s CostModels.",
+                )
+            from adk_fluent.ir.nodes import iter_paths
+
+            paths = {"/".join(path) for path, _ in iter_paths(root)}
+            strangers = [node.path for node in model.nodes if node.path not in paths]
+            if strangers:
+                from adk_fluent.errors import BuildError
+
+                raise BuildError(
+                    f"to_mermaid(cost=) was given an estimate of another tree: it prices "
+                    f"{', '.join(strangers)}, which {root.name!r} does not have",
+                    agent=root.name,
+                    field="cost",
+                    hint="estimate this pipeline itself: estimate_cost(pipeline, assumptions).",
+                )
+        return to_mermaid(root, model, None if actual is None else _per_run(actual))
 
     def visualize(self) -> str:
         """Alias of to_mermaid(), for notebooks and the CLI."""
@@ -259,3 +306,22 @@ class Runnable:
         from adk_fluent.remote.serve import serve
 
         serve(self, host, port, **options)
+
+
+def _is_assumptions(value: Any) -> bool:
+    from adk_fluent.analysis.cost.assumptions import TrafficAssumptions
+
+    return isinstance(value, TrafficAssumptions)
+
+
+def _per_run(actual: Any) -> dict[str, tuple[float, float]]:
+    """{agent path: (model calls, USD)} per recorded run, from a UsageReport or what usage()
+    reads (events, a session)."""
+    from adk_fluent.telemetry.usage import UsageReport, usage
+
+    report = actual if isinstance(actual, UsageReport) else usage(actual)
+    runs = len(report.by_invocation()) or 1
+    return {
+        path: (agent.calls / runs, agent.cost_usd / runs)
+        for path, agent in report.by_agent().items()
+    }

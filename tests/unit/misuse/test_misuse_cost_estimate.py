@@ -244,6 +244,27 @@ CASES = [
         "'biler'",
         "did you mean 'biller'",
     ),
+    # drawing the estimate on the diagram
+    case(
+        "cost-est-mermaid-cost-text",
+        lambda: support().to_mermaid(cost="yes"),
+        "cost",
+        "str 'yes'",
+        "TrafficAssumptions",
+    ),
+    case(
+        "cost-est-mermaid-scenarios",
+        lambda: support().to_mermaid(cost={"peak": TrafficAssumptions()}),
+        "cost",
+        "CostModels",
+    ),
+    case(
+        "cost-est-mermaid-another-tree",
+        lambda: support().to_mermaid(cost=estimate_cost(researched())),
+        "cost",
+        "another tree",
+        "estimate_cost(pipeline",
+    ),
 ]
 
 
