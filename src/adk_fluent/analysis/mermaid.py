@@ -249,6 +249,19 @@ def to_mermaid(
     drawing = _Drawing(cost, actual)
     if cost is not None or actual is not None:
         drawing.node_paths = {id(node): "/".join(path) for path, node in ir.iter_paths(root)}
+    if cost is not None:
+        known = set(drawing.node_paths.values())
+        strangers = [node.path for node in cost.nodes if node.path not in known]
+        if strangers:
+            from adk_fluent.errors import BuildError
+
+            raise BuildError(
+                f"to_mermaid(cost=) was given an estimate of another tree: it prices "
+                f"{', '.join(strangers)}, which {root.name!r} does not have",
+                agent=root.name,
+                field="cost",
+                hint="estimate this pipeline itself: estimate_cost(pipeline, assumptions).",
+            )
     drawing.visit(root, None)
     visibility = infer_visibility(root)
     internal = [

@@ -254,40 +254,7 @@ class Runnable:
         from adk_fluent.analysis.mermaid import to_mermaid
 
         root = self.to_ir()
-        if cost is False or cost is None:
-            model = None
-        else:
-            from adk_fluent.analysis.cost.estimate import estimate_cost
-            from adk_fluent.analysis.cost.report import CostModel
-
-            model = cost if isinstance(cost, CostModel) else None
-            if model is None and (cost is True or _is_assumptions(cost)):
-                model = estimate_cost(root, None if cost is True else cost)
-            if model is None:
-                from adk_fluent.errors import BuildError, describe_value
-
-                raise BuildError(
-                    f"to_mermaid(cost=) takes True, TrafficAssumptions or a CostModel, "
-                    f"not {describe_value(cost)}",
-                    agent=root.name,
-                    field="cost",
-                    hint="to_mermaid(cost=True) estimates with the default assumptions; for "
-                    "named scenarios pass one of estimate_cost(...)'s CostModels.",
-                )
-            from adk_fluent.ir.nodes import iter_paths
-
-            paths = {"/".join(path) for path, _ in iter_paths(root)}
-            strangers = [node.path for node in model.nodes if node.path not in paths]
-            if strangers:
-                from adk_fluent.errors import BuildError
-
-                raise BuildError(
-                    f"to_mermaid(cost=) was given an estimate of another tree: it prices "
-                    f"{', '.join(strangers)}, which {root.name!r} does not have",
-                    agent=root.name,
-                    field="cost",
-                    hint="estimate this pipeline itself: estimate_cost(pipeline, assumptions).",
-                )
+        model = None if cost is False or cost is None else _cost_model(root, cost)
         return to_mermaid(root, model, None if actual is None else _per_run(actual))
 
     def visualize(self) -> str:
@@ -308,10 +275,24 @@ class Runnable:
         serve(self, host, port, **options)
 
 
-def _is_assumptions(value: Any) -> bool:
-    from adk_fluent.analysis.cost.assumptions import TrafficAssumptions
+def _cost_model(root: Node, cost: Any) -> Any:
+    """The CostModel `to_mermaid(cost=)` draws: the one given, or an estimate of `root`."""
+    from adk_fluent.analysis.cost import CostModel, TrafficAssumptions, estimate_cost
 
-    return isinstance(value, TrafficAssumptions)
+    if isinstance(cost, CostModel):
+        return cost
+    if cost is True or isinstance(cost, TrafficAssumptions):
+        return estimate_cost(root, None if cost is True else cost)
+    from adk_fluent.errors import BuildError, describe_value
+
+    raise BuildError(
+        f"to_mermaid(cost=) takes True, TrafficAssumptions or a CostModel, "
+        f"not {describe_value(cost)}",
+        agent=root.name,
+        field="cost",
+        hint="to_mermaid(cost=True) estimates with the default assumptions; for "
+        "named scenarios pass one of estimate_cost(...)'s CostModels.",
+    )
 
 
 def _per_run(actual: Any) -> dict[str, tuple[float, float]]:

@@ -81,6 +81,15 @@ CASES = [
         "state",
         "the options are",
     ),
+    # lifecycle= (agent start and end events): True or False, and only where events are sent
+    case("run-lifecycle-text", _run(lifecycle="yes"), "lifecycle", "str 'yes'", "True or False"),
+    case("run-lifecycle-none", _run(lifecycle=None), "lifecycle", "True or False"),
+    case(
+        "run-session-lifecycle-not-an-option",
+        lambda: _agent().session("s", lifecycle=True),
+        "lifecycle",
+        "the options are",
+    ),
     case(
         "run-rewind-streaming-not-an-option",
         lambda: _agent().rewind("s", "inv-1", streaming="sse"),
