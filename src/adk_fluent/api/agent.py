@@ -213,19 +213,10 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
     # -- sugar ------------------------------------------------------------------------------
     def _sugar(self, field: str, verb: str, value: Any) -> Self:
         """A copy with `field` set by the sugar `verb` (.instruct, .outputs): _set_spelt when a
-        spelling is to be weighed, else its copy made directly (every agent comes through here)."""
-        state = self.__dict__
-        fields = state["_fields"]
-        if field in fields or "_adk_spelt" in state:  # set before, or ADK's spelling
+        spelling is to be weighed, else the plain setter's copy."""
+        if field in self._fields or "_adk_spelt" in self.__dict__:  # set before, or ADK's
             return self._set_spelt(field, verb, value)
-        if field not in installed_fields(self._ADK_CLASS):
-            self._check_field(field)
-        state = state.copy()
-        state.pop("_ir", None)
-        state["_fields"] = {**fields, field: value}
-        new = object.__new__(type(self))
-        new.__dict__ = state
-        return new
+        return super()._set_field(field, value)  # the plain copy (ours routes ADK's spelling)
 
     def instruct(self, instruction: str | Callable[..., Any]) -> Self:
         """The agent's instruction: text with `{key}` / `{key?}` state templates, or a callable."""
@@ -250,14 +241,7 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
             earlier = fields.get("tools", ())
             if earlier or fn_or_tool.__dict__ or fn_or_tool.__name__ == "<lambda>":
                 _check_tool(state["_name"], fn_or_tool, earlier)
-            if "tools" not in installed_fields(self._ADK_CLASS):
-                self._check_field("tools")
-            state = state.copy()  # (_with_checked_tool's copy, written out: most agents have tools)
-            state.pop("_ir", None)
-            state["_fields"] = {**fields, "tools": (*earlier, fn_or_tool)}
-            new = object.__new__(type(self))
-            new.__dict__ = state
-            return new
+            return self._set_field("tools", (*earlier, fn_or_tool))
         if isinstance(fn_or_tool, Expression) or is_native_agent(fn_or_tool):
             if require_confirmation:
                 raise BuildError(
@@ -308,15 +292,7 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
 
     def _with_checked_tool(self, tool: Any) -> Self:
         """`tool` added, as .tool() and .agent_tool() add it: checked already, not again at build."""
-        if "tools" not in installed_fields(self._ADK_CLASS):
-            self._check_field("tools")
-        state = self.__dict__.copy()  # (BuilderBase._copy, written out: most agents have tools)
-        state.pop("_ir", None)
-        fields = state["_fields"]
-        state["_fields"] = {**fields, "tools": (*fields.get("tools", ()), tool)}
-        new = object.__new__(type(self))
-        new.__dict__ = state
-        return new
+        return self._set_field("tools", (*self._fields.get("tools", ()), tool))
 
     def _append_field(self, field: str, items: tuple[Any, ...]) -> Self:
         new = super()._append_field(field, items)
