@@ -36,7 +36,7 @@ from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor
 
 from adk_fluent.adk.bounded import remember
 from adk_fluent.adk.compat import invocation_of
-from adk_fluent.adk.plugins.middleware import agent_facts
+from adk_fluent.adk.plugins.middleware import agent_facts, root_facts
 from adk_fluent.errors import (
     AdkFluentWarning,
     BuildError,
@@ -257,6 +257,9 @@ class RunMetrics(Middleware):
         self._instruments: tuple[Any, Any, Any] | None = None
         # (invocation id, agent, branch) -> when it started
         self._started: OrderedDict[tuple[Any, ...], float] = OrderedDict()
+        # invocation -> the type names of exceptions counted in it (ADK 2.x also yields an
+        # error event with that code for one that ends the run: it is not counted twice)
+        self._raised_in: OrderedDict[tuple[Any, ...], set[str]] = OrderedDict()
 
     def _made(self) -> tuple[Any, Any, Any]:
         """The three instruments, on the config's meter provider, else the global one (made at
@@ -295,9 +298,9 @@ class RunMetrics(Middleware):
         return None
 
     def after_run_callback(self, *, invocation_context: Any) -> None:
+        self._raised_in.pop(_run_key(invocation_context), None)
         began = self._started.pop(_run_key(invocation_context), None)
-        agent = getattr(invocation_context, "agent", None)
-        facts = agent_facts(getattr(agent, "name", ""))
+        facts = root_facts()
         if began is not None and facts is not None:
             self._duration(facts.pipeline, facts.path, began)
         return None
@@ -329,27 +332,38 @@ class RunMetrics(Middleware):
     def on_event_callback(self, *, invocation_context: Any, event: Any) -> None:
         code = getattr(event, "error_code", None)
         if code and not getattr(event, "partial", False):
+            counted = self._raised_in.get(_run_key(invocation_context))
+            if counted is not None and code in counted:
+                # ADK 2.x's error event for an exception counted when it was raised
+                counted.discard(code)
+                return None
             self._error(str(code), getattr(event, "author", "") or "", str(code) in CONTRACT_CODES)
         return None
 
     def on_model_error_callback(
         self, *, callback_context: Any, llm_request: Any, error: Any
     ) -> None:
-        self._raised(callback_context.agent_name, error)
+        self._raised(callback_context, error)
         return None
 
     def on_tool_error_callback(
         self, *, tool: Any, tool_args: Any, tool_context: Any, error: Any
     ) -> None:
-        self._raised(tool_context.agent_name, error)
+        self._raised(tool_context, error)
         return None
 
-    def _raised(self, agent: str, error: BaseException) -> None:
+    def _raised(self, context: Any, error: BaseException) -> None:
+        key = _run_key(invocation_of(context))
+        counted = self._raised_in.get(key)
+        if counted is None:
+            counted = set()
+            remember(self._raised_in, key, counted, _STARTS_KEPT)
+        counted.add(type(error).__name__)
         for kind, code in _CONTRACT_ERRORS.items():
             if isinstance(error, kind):
-                self._error(code, agent, True)
+                self._error(code, context.agent_name, True)
                 return
-        self._error(type(error).__name__, agent, False)
+        self._error(type(error).__name__, context.agent_name, False)
 
     def _error(self, code: str, agent: str, violation: bool) -> None:
         facts = agent_facts(agent)
@@ -430,7 +444,7 @@ class Telemetry:
 
                 trace.set_tracer_provider(TracerProvider())
                 provider = trace.get_tracer_provider()
-            provider.add_span_processor(self.spans)
+            provider.add_span_processor(self.spans)  # type: ignore[attr-defined]
             self._attached_to = provider
 
 
