@@ -158,6 +158,13 @@ def _checked_exporters(exporters: Any) -> tuple[Any, ...]:
             checked_choice(
                 item, None, f"exporters[{index}]", SPAN_EXPORTER_NAMES, hint=hint, where=_TELEMETRY
             )
+        elif isinstance(item, type):
+            raise BuildError(
+                f"exporters[{index}] is the class {item.__name__}, not an exporter",
+                where=_TELEMETRY,
+                field="exporters",
+                hint=f"pass an instance: exporters=({item.__name__}(),).",
+            )
         elif not _is_span_exporter(item):
             raise BuildError(
                 f"exporters[{index}] is {describe_value(item)}, which is neither a span exporter "
@@ -184,7 +191,7 @@ def _checked_readers(readers: Any) -> tuple[Any, ...]:
     for index, item in enumerate(readers):
         if isinstance(item, type) or not (
             callable(getattr(item, "collect", None)) and callable(getattr(item, "shutdown", None))
-        ):
+        ):  # a class too: its methods are there, unbound
             raise BuildError(
                 f"metric_readers[{index}] is {describe_value(item)}, not an OpenTelemetry "
                 "MetricReader",
