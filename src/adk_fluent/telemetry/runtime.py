@@ -139,7 +139,8 @@ class RunSpans(SpanProcessor):
         context = span.get_span_context()
         if context.is_valid and sampled(context.trace_id, self._ratio):
             with self._lock:
-                remember(self._runs, context.trace_id, context.span_id, _TRACES_KEPT)
+                if context.trace_id not in self._runs:  # a run inside another keeps its root
+                    remember(self._runs, context.trace_id, context.span_id, _TRACES_KEPT)
 
     def on_start(self, span: Any, parent_context: Any = None) -> None:
         if span.context.trace_id in self._runs:
@@ -290,6 +291,8 @@ class RunMetrics(Middleware):
 
     # -- the run --------------------------------------------------------------------------------
     def before_run_callback(self, *, invocation_context: Any) -> None:
+        if not _top_run(invocation_context):
+            return None  # an agent tool's run: its agent is timed, and its spans are the run's
         self._telemetry.attach()
         spans = self._telemetry.spans
         if spans is not None:
@@ -378,6 +381,16 @@ class RunMetrics(Middleware):
 
     def __repr__(self) -> str:
         return "TelemetryConfig's run metrics"
+
+
+def _top_run(invocation_context: Any) -> bool:
+    """Whether a run is the tree's own, not the run ADK starts for an agent tool (with the
+    same plugins): its agent is the root (a Workflow root is none)."""
+    agent = getattr(invocation_context, "agent", None)
+    if agent is None:
+        return True
+    root = root_facts()
+    return root is None or getattr(agent, "name", None) == root.name
 
 
 def _run_key(invocation_context: Any) -> tuple[Any, ...]:

@@ -178,3 +178,30 @@ async def test_equal_configs_share_one_compiled_app_and_meter_provider():
     session = await agent.session("s", backend=backend, config=again)
     assert len([e for e in session.events if e.author == "chat"]) == 2
     assert durations(reader)[agent.to_ir().name].count == 2
+
+
+async def test_an_agent_tools_run_is_part_of_the_run_not_a_second_one():
+    config, exporter, reader = telemetry()
+    checker = Agent("checker").instruct("Check the answer.")
+    tree = Agent("answer").instruct("Answer.").agent_tool(checker) >> Agent("closer").instruct(
+        "Close."
+    )
+    root = tree.to_ir().name
+    await tree.run(
+        "Where is A7?",
+        backend=mock_backend(
+            {
+                "answer": [call("checker", request="A7?"), "It shipped."],
+                "checker": ["Fine."],
+                "closer": ["Bye."],
+            }
+        ),
+        config=config,
+    )
+    points = durations(reader)
+    assert points[root].count == 1  # one run
+    assert f"{root}/closer" in points  # the run goes on being measured after the tool
+    names = {span.name for span in exporter.get_finished_spans()}
+    # the spans after the agent tool's run still reach the exporter, up to the run's root
+    assert {"invoke_agent checker", "invoke_agent closer"} <= names
+    assert any(span.parent is None for span in exporter.get_finished_spans())
