@@ -13,8 +13,9 @@ One `Telemetry` per TelemetryConfig value holds
 * `RunMetrics`, the middleware recording `adk_fluent.pipeline.duration` (a histogram per
   pipeline and node path, in ms: the run, labelled with the root's path, and each agent),
   `adk_fluent.pipeline.errors` (by error code: error events, and exceptions of models and
-  tools by their type) and `adk_fluent.contracts.violations` (the run-time state contract
-  breaches among them: a key a step needs is missing, a value that does not fit its schema).
+  tools by their type) and `adk_fluent.contracts.violations` (the run-time contract breaches
+  among them: a key a step needs is missing, a state value or a model's structured reply that
+  does not fit its schema).
 
 `with_telemetry(config)` is the config with that middleware first, then `otel_enrichment()`
 when spans are exported and `cost_attribution()` when `cost_metrics` (unless the config's own
@@ -73,6 +74,7 @@ CONTENT_ATTRIBUTES = frozenset(
 # reads is missing, or a value is not what the step or the stores can take.
 CONTRACT_CODES = frozenset(
     {
+        "OUTPUT_SCHEMA_MISMATCH",
         steps.KEY_MISSING,
         steps.BAD_RESULT,
         steps.NOT_STORABLE,
@@ -87,6 +89,10 @@ _CONTRACT_ERRORS: dict[type[BaseException], str] = {
     StateTypeError: "STATE_TYPE_MISMATCH",
     StateFieldError: "STATE_FIELD_UNKNOWN",
 }
+
+# the code a model reply that does not fit its agent's output_schema is counted under
+OUTPUT_SCHEMA_MISMATCH = "OUTPUT_SCHEMA_MISMATCH"
+_ADAPTERS: dict[Any, Any] = {}  # output_schema -> its pydantic TypeAdapter
 
 _TRACES_KEPT = 4096  # runs in flight at once whose spans are being handed over
 _STARTS_KEPT = 4096  # agent runs in flight at once whose start time is kept
@@ -343,6 +349,27 @@ class RunMetrics(Middleware):
             self._error(str(code), getattr(event, "author", "") or "", str(code) in CONTRACT_CODES)
         return None
 
+    def after_model_callback(self, *, callback_context: Any, llm_response: Any) -> None:
+        # ADK checks an agent's final reply against its output_schema when it keeps it under an
+        # output_key, and raises when it does not fit (1.x in no callback's sight): the same
+        # check here counts it, once (ADK 2.x's error event for it is not counted again)
+        if getattr(llm_response, "partial", False):
+            return None
+        invocation = invocation_of(callback_context)
+        agent = getattr(invocation, "agent", None)
+        schema = getattr(agent, "output_schema", None)
+        if schema is None or not getattr(agent, "output_key", None):
+            return None
+        text = _reply_text(llm_response)
+        if text is not None and text.strip() and not _fits(schema, text):
+            counted = self._raised_in.get(_run_key(invocation))
+            if counted is None:
+                counted = set()
+                remember(self._raised_in, _run_key(invocation), counted, _STARTS_KEPT)
+            counted.add("ValidationError")
+            self._error(OUTPUT_SCHEMA_MISMATCH, callback_context.agent_name, True)
+        return None
+
     def on_model_error_callback(
         self, *, callback_context: Any, llm_request: Any, error: Any
     ) -> None:
@@ -381,6 +408,34 @@ class RunMetrics(Middleware):
 
     def __repr__(self) -> str:
         return "TelemetryConfig's run metrics"
+
+
+def _reply_text(llm_response: Any) -> str | None:
+    """A final reply's text (thoughts left out), as ADK validates it; None for a reply that
+    calls a function or has no text."""
+    content = getattr(llm_response, "content", None)
+    parts = getattr(content, "parts", None) or ()
+    if any(getattr(part, "function_call", None) for part in parts):
+        return None
+    texts = [part.text for part in parts if part.text and not getattr(part, "thought", None)]
+    return "".join(texts) if texts else None
+
+
+def _fits(schema: Any, text: str) -> bool:
+    """Whether `text` is JSON of `schema` (a pydantic model, or any type pydantic reads); a
+    schema pydantic cannot read counts as fitting (ADK decides then)."""
+    from pydantic import TypeAdapter, ValidationError
+
+    try:
+        adapter = _ADAPTERS.get(schema)
+        if adapter is None:
+            adapter = _ADAPTERS[schema] = TypeAdapter(schema)
+        adapter.validate_json(text)
+    except ValidationError:
+        return False
+    except Exception:  # an unhashable or unreadable schema: not ours to judge
+        return True
+    return True
 
 
 def _top_run(invocation_context: Any) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from pydantic import BaseModel, ValidationError
 
 from adk_fluent import Agent, ExecutionConfig, S, StateSchema, TelemetryConfig
 from adk_fluent.errors import StateTypeError
@@ -113,6 +114,25 @@ async def test_a_typed_state_write_that_does_not_fit_is_a_violation():
     assert violation.attributes["adk_fluent.node.path"].endswith("rater")
     (error,) = metric_points(reader, "adk_fluent.pipeline.errors")
     assert error.attributes["error.code"] == "STATE_TYPE_MISMATCH"
+
+
+class Verdict(BaseModel):
+    ok: bool
+
+
+async def test_a_reply_that_does_not_fit_its_output_schema_is_a_violation():
+    config, _, reader = telemetry()
+    judge = Agent("judge").instruct("Judge.").output_schema(Verdict).outputs("verdict")
+    await judge.run("x", backend=mock_backend({"judge": ['{"ok": true}']}), config=config)
+    assert metric_points(reader, "adk_fluent.contracts.violations") == []
+    with pytest.raises(ValidationError):  # ADK's own check, raised as ADK raises it
+        await judge.run("x", backend=mock_backend({"judge": ["not JSON"]}), config=config)
+    (violation,) = metric_points(reader, "adk_fluent.contracts.violations")
+    assert violation.attributes["error.code"] == "OUTPUT_SCHEMA_MISMATCH"
+    assert violation.attributes["adk_fluent.node.path"] == "judge"
+    # counted once, also where ADK yields an error event for it (2.x)
+    (error,) = metric_points(reader, "adk_fluent.pipeline.errors")
+    assert (error.attributes["error.code"], error.value) == ("OUTPUT_SCHEMA_MISMATCH", 1)
 
 
 async def test_cost_metrics_on_by_default_and_off_when_asked():
