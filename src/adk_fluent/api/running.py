@@ -309,7 +309,7 @@ class Runnable:
         """Serve this pipeline over A2A until interrupted (`adk_fluent.remote.serve`)."""
         from adk_fluent.remote.serve import serve
 
-        serve(self, host, port, **options)
+        serve(self, host, port, **_with_telemetry(options))
 
 
 def _telemetry(config: Any) -> Any:

@@ -225,3 +225,14 @@ async def test_an_agent_tools_run_is_part_of_the_run_not_a_second_one():
     # the spans after the agent tool's run still reach the exporter, up to the run's root
     assert {"invoke_agent checker", "invoke_agent closer"} <= names
     assert any(span.parent is None for span in exporter.get_finished_spans())
+
+
+async def test_an_evaluation_with_the_config_records_what_the_app_would():
+    from adk_fluent.evaluation import FluentCase, FluentEvalSuite, contains
+
+    config, _, reader = telemetry()
+    case = FluentCase("Where is A7?", response=contains("REPLYSECRET"), id="a7")
+    report = await FluentEvalSuite("support", tree(), [case]).run(backend=backend(), config=config)
+    assert report.passed, report.to_text()
+    assert tree().to_ir().name in durations(reader)
+    assert "TelemetryConfig" in report.config
