@@ -278,6 +278,16 @@ _hashed_fields = attrgetter(
 )
 
 
+def telemetry_applied(config: ExecutionConfig) -> bool:
+    """Whether a config's TelemetryConfig was made real (telemetry/runtime.py puts its run
+    metrics, marked `applies_telemetry_config`, first in the middleware), or it has none. The
+    builders' execution methods do it; an entry point below them refuses a config they did not
+    pass through, instead of ignoring its telemetry."""
+    return config.telemetry is None or any(
+        getattr(item, "applies_telemetry_config", False) is True for item in config.middleware
+    )
+
+
 def visibility_mode(options: BuildOptions, config: ExecutionConfig | None) -> VisibilityMode:
     """The mode a build uses: the config's, else the expression's, else annotated."""
     return (config.visibility if config else None) or options.visibility_mode or "annotated"

@@ -251,6 +251,7 @@ class RunMetrics(Middleware):
     adk_fluent.contracts.violations (the module says what), and tells `RunSpans` of each run."""
 
     needs_whole_run = True  # the run's own duration comes from before_run / after_run
+    applies_telemetry_config = True  # ir/options.py telemetry_applied
 
     def __init__(
         self,

@@ -10,6 +10,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from adk_fluent import Agent, ExecutionConfig, ModelCandidate, ModelPrice, Prices, TelemetryConfig
 from adk_fluent.ir.model_selection import model_selector
+from adk_fluent.remote import to_apps
 from adk_fluent.telemetry import cost_attribution, otel_enrichment
 from adk_fluent.testing import call, repeat, with_usage
 from tests.support.misuse import case, check, ids
@@ -104,6 +105,15 @@ CASES = [
         lambda: ExecutionConfig(telemetry={"exporters": ["console"]}),
         "telemetry",
         "TelemetryConfig",
+    ),
+    case(
+        "telemetry-config-split-apps",
+        lambda: to_apps(
+            Agent("a").instruct("Go.") >> Agent("b").instruct("Go.").execution_boundary("heavy"),
+            config=ExecutionConfig(telemetry=TelemetryConfig()),
+        ),
+        "to_apps()",
+        "telemetry",
     ),
     case(
         "telemetry-config-reader-shared",
