@@ -230,7 +230,7 @@ def _meter_provider(config: TelemetryConfig) -> Any:
     from opentelemetry.sdk.metrics import MeterProvider
 
     try:
-        provider = MeterProvider(metric_readers=readers, shutdown_on_exit=False)
+        provider = MeterProvider(metric_readers=readers)  # flushed and shut down at exit
     except Exception as error:  # a reader already registered with another provider
         raise BuildError(
             f"a metric reader could not be registered: {error}",
