@@ -170,6 +170,21 @@ async def test_the_exporter_gets_this_apps_spans_enriched_and_without_content():
         assert not any(secret in text for secret in SECRETS), (span.name, text)
 
 
+async def test_where_adk_takes_it_per_run_adk_records_no_content_at_all():
+    from adk_fluent.adk.compat import run_content_capture
+
+    config, exporter, _ = telemetry()
+    everything = span_exporter()  # every span of the process, as ADK recorded it
+    await tree().run("Where is A7? USERSECRET", backend=backend(), config=config)
+    recorded = repr([dict(span.attributes or {}) for span in everything.get_finished_spans()])
+    if run_content_capture(False) is not None:  # ADK 2.x: told per run, records none
+        assert not any(secret in recorded for secret in SECRETS)
+    else:  # ADK 1.x records prompts by default (a process-wide switch); the config's exporter
+        assert "REPLYSECRET" in recorded  # is kept from them all the same
+    exported = repr([dict(span.attributes or {}) for span in exporter.get_finished_spans()])
+    assert not any(secret in exported for secret in SECRETS)
+
+
 async def test_content_when_asked():
     config, exporter, _ = telemetry(capture_content=True)
     await tree().run("Where is A7? USERSECRET", backend=backend(), config=config)
