@@ -59,7 +59,8 @@ class TelemetryConfig:
     """Where an app's traces and metrics go, and what they hold (docs/telemetry.md).
 
     A plain record: the telemetry room turns it into its span processor, meter provider and
-    middleware when the app is compiled. Nothing is installed globally unless `set_global`.
+    middleware (telemetry/runtime.py) when a builder's run, to_app, ... method is given the
+    config. Nothing is installed globally unless `set_global`.
     """
 
     # span exporters: "console", "otlp" (to `otlp_endpoint`, else OTEL_EXPORTER_OTLP_ENDPOINT),
@@ -130,11 +131,6 @@ class TelemetryConfig:
                 field="sampling",
                 hint="sampling=0.1 traces one run in ten; 1.0 (the default) every run.",
             )
-
-    @property
-    def traces(self) -> bool:
-        """Whether spans are exported."""
-        return bool(self.exporters)
 
 
 def _checked_exporters(exporters: Any) -> tuple[Any, ...]:
