@@ -48,7 +48,7 @@ from adk_fluent.errors import (
 from adk_fluent.ir import steps
 from adk_fluent.ir.middleware import Middleware
 from adk_fluent.ir.options import ExecutionConfig, TelemetryConfig
-from adk_fluent.telemetry.cost import CostAttribution, cost_attribution
+from adk_fluent.telemetry.cost import CostAttribution, RunningTotals, cost_attribution
 from adk_fluent.telemetry.enrichment import OtelEnrichment, otel_enrichment
 
 # Attributes of ADK's spans that hold message content (prompts, replies, tool arguments and
@@ -262,39 +262,43 @@ class RunMetrics(Middleware):
         super().__init__(priority=-120)  # first: every later middleware's work is timed
         self._telemetry = telemetry
         self._clock = clock
-        self._instruments: tuple[Any, Any, Any] | None = None
+        self._histogram: Any = None
+        self._errors = RunningTotals()
+        self._violations = RunningTotals()
         # (invocation id, agent, branch) -> when it started
         self._started: OrderedDict[tuple[Any, ...], float] = OrderedDict()
         # invocation -> the type names of exceptions counted in it (ADK 2.x also yields an
         # error event with that code for one that ends the run: it is not counted twice)
         self._raised_in: OrderedDict[tuple[Any, ...], set[str]] = OrderedDict()
 
-    def _made(self) -> tuple[Any, Any, Any]:
-        """The three instruments, on the config's meter provider, else the global one (made at
-        the first run, so an app that sets its provider after building still gets them)."""
-        if self._instruments is None:
+    def _made(self) -> Any:
+        """The duration histogram, and the two counters (observable: errors are summed here and
+        reported when the meter collects, as cost_attribution does), on the config's meter
+        provider, else the global one (made at the first run, so an app that sets its provider
+        after building still gets them)."""
+        if self._histogram is None:
             from opentelemetry import metrics
 
             provider = self._telemetry.meter_provider or metrics.get_meter_provider()
             meter = provider.get_meter("adk_fluent")
-            self._instruments = (
-                meter.create_histogram(
-                    "adk_fluent.pipeline.duration",
-                    unit="ms",
-                    description="Duration of a run (the root's path) and of each agent in it",
-                ),
-                meter.create_counter(
-                    "adk_fluent.pipeline.errors",
-                    unit="{error}",
-                    description="Errors of runs, by error code",
-                ),
-                meter.create_counter(
-                    "adk_fluent.contracts.violations",
-                    unit="{violation}",
-                    description="Run-time breaches of the state contract, by error code",
-                ),
+            meter.create_observable_counter(
+                "adk_fluent.pipeline.errors",
+                callbacks=[self._errors.observe],
+                unit="{error}",
+                description="Errors of runs, by error code",
             )
-        return self._instruments
+            meter.create_observable_counter(
+                "adk_fluent.contracts.violations",
+                callbacks=[self._violations.observe],
+                unit="{violation}",
+                description="Run-time breaches of the state and output contracts, by error code",
+            )
+            self._histogram = meter.create_histogram(
+                "adk_fluent.pipeline.duration",
+                unit="ms",
+                description="Duration of a run (the root's path) and of each agent in it",
+            )
+        return self._histogram
 
     # -- the run --------------------------------------------------------------------------------
     def before_run_callback(self, *, invocation_context: Any) -> None:
@@ -332,7 +336,7 @@ class RunMetrics(Middleware):
         return None
 
     def _duration(self, pipeline: str, path: str, began: float) -> None:
-        histogram = self._made()[0]
+        histogram = self._made()
         histogram.record(
             (self._clock() - began) * 1000,
             {"adk_fluent.pipeline": pipeline, "adk_fluent.node.path": path},
@@ -398,14 +402,15 @@ class RunMetrics(Middleware):
 
     def _error(self, code: str, agent: str, violation: bool) -> None:
         facts = agent_facts(agent)
-        labels = {"error.code": code}
-        if facts is not None:
-            labels["adk_fluent.pipeline"] = facts.pipeline
-            labels["adk_fluent.node.path"] = facts.path
-        _, errors, violations = self._made()
-        errors.add(1, labels)
+        labels = (
+            ("error.code", code),
+            ("adk_fluent.pipeline", facts.pipeline if facts is not None else ""),
+            ("adk_fluent.node.path", facts.path if facts is not None else ""),
+        )
+        self._made()
+        self._errors.add(labels, 1)
         if violation:
-            violations.add(1, labels)
+            self._violations.add(labels, 1)
 
     def __repr__(self) -> str:
         return "TelemetryConfig's run metrics"
