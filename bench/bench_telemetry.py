@@ -6,6 +6,8 @@ SDK meter provider), with and without otel_enrichment + cost_attribution, agains
   none         `p.to_runner(...)`: adk-fluent's App without middleware
   telemetry    the same with otel_enrichment() and cost_attribution(meter_provider=...)
   enrichment, cost   each of the two alone
+  config       ExecutionConfig(telemetry=TelemetryConfig(exporters=..., metric_readers=...)):
+               the same two, the run metrics, and its span exporter (an info row)
 
 Goals (issue 15): the whole run with enrichment and cost on <= 1.05x of `none`; enrichment's
 own cost per span it enriches < 0.5 ms (a trace of a few hundred spans then costs a turn well
@@ -62,11 +64,28 @@ def _telemetry(meter_provider: Any) -> tuple[Any, ...]:
     return (otel_enrichment(), cost_attribution(meter_provider=meter_provider))
 
 
+def _config_stack() -> tuple[Any, ...]:
+    """The middleware a TelemetryConfig adds (run metrics, enrichment, cost), its span
+    processor handing each span to an exporter that drops it."""
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+
+    from adk_fluent import ExecutionConfig, TelemetryConfig
+    from adk_fluent.telemetry.runtime import with_telemetry
+
+    class Dropping(SpanExporter):
+        def export(self, spans: Sequence[Any]) -> SpanExportResult:
+            return SpanExportResult.SUCCESS
+
+    telemetry = TelemetryConfig(exporters=(Dropping(),), metric_readers=(InMemoryMetricReader(),))
+    return with_telemetry(ExecutionConfig(telemetry=telemetry)).middleware
+
+
 async def measure(repeat: int, warmup: int, meter_provider: Any) -> dict[str, list[float]]:
     telemetry = _telemetry(meter_provider)
     stacks = {"telemetry": telemetry}
     if not quick():  # info rows only: the CI guard (--quick) skips them
-        stacks.update(enrichment=telemetry[:1], cost=telemetry[1:])
+        stacks.update(enrichment=telemetry[:1], cost=telemetry[1:], config=_config_stack())
     return await measure_stacks(stacks, repeat, warmup)
 
 
@@ -137,6 +156,11 @@ def main(argv: list[str] | None = None) -> None:
                     "enrichment alone / none: one turn", samples["enrichment"], samples["none"]
                 ),
                 info_row("cost alone / none: one turn", samples["cost"], samples["none"]),
+                info_row(
+                    "TelemetryConfig (exporter, metrics, enrichment, cost) / none: one turn",
+                    samples["config"],
+                    samples["none"],
+                ),
             ]
             if "cost" in samples
             else []

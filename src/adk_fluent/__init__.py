@@ -69,6 +69,7 @@ if TYPE_CHECKING:
     from adk_fluent.ir.model_selection import ModelCandidate as ModelCandidate
     from adk_fluent.ir.options import CompactionConfig as CompactionConfig
     from adk_fluent.ir.options import ExecutionConfig as ExecutionConfig
+    from adk_fluent.ir.options import TelemetryConfig as TelemetryConfig
     from adk_fluent.ir.prices import ModelPrice as ModelPrice
     from adk_fluent.ir.prices import Prices as Prices
     from adk_fluent.ir.steps import ReadOnlyState as ReadOnlyState

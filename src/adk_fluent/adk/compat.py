@@ -347,3 +347,34 @@ def to_a2a_takes_executor_factory() -> bool:
     from google.adk.a2a.utils.agent_to_a2a import to_a2a
 
     return "agent_executor_factory" in inspect.signature(to_a2a).parameters
+
+
+@functools.cache
+def _run_telemetry_settings() -> Any:
+    """ADK's per-run TelemetryConfig class and its content modes, or None (see below)."""
+    from google.adk.agents.run_config import RunConfig
+
+    if "telemetry" not in RunConfig.model_fields:
+        return None
+    try:
+        from google.adk.telemetry.context import ContentCapturingMode, TelemetryConfig
+    except ImportError:
+        return None
+    if "capture_message_content" not in TelemetryConfig.model_fields:
+        return None
+    return TelemetryConfig, ContentCapturingMode
+
+
+def run_content_capture(capture: bool) -> Any:
+    """ADK's per-run telemetry settings saying whether message content goes on the spans
+    (`RunConfig.telemetry`, ADK 2.x), or None where the installed ADK has no per-run setting
+    (1.x reads only its process-wide environment variable; adk-fluent then keeps the content
+    from the exporters it configures instead, telemetry/runtime.py). Found by what RunConfig
+    and ADK's TelemetryConfig accept, never by version. Made per turn: ADK's config reads the
+    other telemetry environment variables when it is made."""
+    settings = _run_telemetry_settings()
+    if settings is None:
+        return None
+    config_class, modes = settings
+    mode = modes.SPAN_ONLY if capture else modes.NO_CONTENT
+    return config_class(capture_message_content=mode)

@@ -115,6 +115,7 @@ class Runnable:
         """Compile to a native ADK `App`: visibility plugin, the config's plugins, resumability,
         compaction and run metadata applied. `target` ("classic" or "workflow") overrides the
         config's and the default (docs/workflow.md)."""
+        config = _telemetry(config)
         app: App = ENGINE.to_app(self.to_ir(), self.options, config, backend, target=target)
         return app
 
@@ -127,6 +128,7 @@ class Runnable:
     ) -> Runner:
         """A native ADK `Runner` for this expression (session/artifact/memory services optional)."""
         ir = self.to_ir()
+        config = _telemetry(config)
         runner: Runner = ENGINE.to_runner(ir, self.options, config, target=target, **services)
         return runner
 
@@ -150,7 +152,7 @@ class Runnable:
             BuildError: A mistake known before the turn runs (the prompt, an id, `state`, an
                 option, the tree itself): nothing is stored then.
         """
-        return await ENGINE.run(self.to_ir(), self.options, prompt, **options)
+        return await ENGINE.run(self.to_ir(), self.options, prompt, **_with_telemetry(options))
 
     def stream(self, prompt: Prompt, **options: Unpack[TurnOptions]) -> AsyncIterator[AgentEvent]:
         """Run one turn, yielding its events as they happen.
@@ -167,7 +169,7 @@ class Runnable:
             BuildError: A mistake known before the turn runs (the prompt, an id, `state`, an
                 option, the tree itself): nothing is stored then.
         """
-        return ENGINE.stream(self.to_ir(), self.options, prompt, **options)
+        return ENGINE.stream(self.to_ir(), self.options, prompt, **_with_telemetry(options))
 
     async def ask(self, prompt: Prompt, **options: Unpack[TurnOptions]) -> str:
         """Run one turn and return its final reply's text. `prompt` and `**options` are
@@ -182,7 +184,7 @@ class Runnable:
             RunError: The turn ended with an error event (a failed step): its code,
                 message and author.
         """
-        return await ENGINE.ask(self.to_ir(), self.options, prompt, **options)
+        return await ENGINE.ask(self.to_ir(), self.options, prompt, **_with_telemetry(options))
 
     def ask_sync(self, prompt: Prompt, **options: Unpack[TurnOptions]) -> str:
         """`ask()` for scripts without an event loop (it runs one with `asyncio.run`).
@@ -196,7 +198,7 @@ class Runnable:
                 option, the tree itself), or ask_sync inside a running event loop.
             RunError: The turn ended with an error event (a failed step).
         """
-        return ENGINE.ask_sync(self.to_ir(), self.options, prompt, **options)
+        return ENGINE.ask_sync(self.to_ir(), self.options, prompt, **_with_telemetry(options))
 
     async def session(self, session_id: str, **options: Unpack[SessionOptions]) -> Session | None:
         """The stored ADK session (its events and state), as the session store holds it.
@@ -214,7 +216,7 @@ class Runnable:
             BuildError: An id or an option is not usable.
         """
         session: Session | None = await ENGINE.get_session(
-            self.to_ir(), self.options, session_id, **options
+            self.to_ir(), self.options, session_id, **_with_telemetry(options)
         )
         return session
 
@@ -235,7 +237,9 @@ class Runnable:
         Raises:
             BuildError: An id or an option is not usable.
         """
-        await ENGINE.rewind(self.to_ir(), self.options, session_id, before_invocation_id, **options)
+        await ENGINE.rewind(
+            self.to_ir(), self.options, session_id, before_invocation_id, **_with_telemetry(options)
+        )
 
     def to_mermaid(self, *, cost: Any = False, actual: Any = None) -> str:
         """A mermaid flowchart of the tree with data-flow edges (who writes what who reads).
@@ -272,7 +276,28 @@ class Runnable:
         """Serve this pipeline over A2A until interrupted (`adk_fluent.remote.serve`)."""
         from adk_fluent.remote.serve import serve
 
-        serve(self, host, port, **options)
+        serve(self, host, port, **_with_telemetry(options))
+
+
+def _telemetry(config: Any) -> Any:
+    """The config with its TelemetryConfig's middleware (telemetry/runtime.py); any other value
+    as it is (the engine checks it)."""
+    if config.__class__ is ExecutionConfig and config.telemetry is not None:
+        from adk_fluent.telemetry.runtime import with_telemetry
+
+        return with_telemetry(config)
+    return config
+
+
+def _with_telemetry(options: Any) -> Any:
+    """A turn's options with its config's telemetry made real; the same dict without one (a
+    turn without TelemetryConfig does no more than this lookup)."""
+    config = options.get("config")
+    if config is not None and config.__class__ is ExecutionConfig and config.telemetry is not None:
+        from adk_fluent.telemetry.runtime import with_telemetry
+
+        options["config"] = with_telemetry(config)
+    return options
 
 
 def _cost_model(root: Node, cost: Any) -> Any:

@@ -51,6 +51,7 @@ from adk_fluent.evaluation.compile import (
 )
 from adk_fluent.evaluation.report import FluentEvalReport, describe_config, merge_runs
 from adk_fluent.ir.nodes import Node
+from adk_fluent.ir.options import ExecutionConfig
 
 LLM_JUDGE_METRIC = "final_response_match_v2"  # ADK's LLM-as-judge on the reference answer
 
@@ -319,6 +320,10 @@ class FluentEvalSuite:
 
         root = self.pipeline.to_ir()
         options = self.pipeline.options
+        if isinstance(config, ExecutionConfig) and config.telemetry is not None:
+            from adk_fluent.telemetry.runtime import with_telemetry
+
+            config = with_telemetry(config)  # as pipeline.to_app(config) builds it
         if target is None:
             return ENGINE.to_app(root, options, config, backend)
         node = self._node(target)

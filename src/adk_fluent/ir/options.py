@@ -7,7 +7,8 @@ from dataclasses import dataclass, field, fields
 from operator import attrgetter
 from typing import Any, Literal
 
-from adk_fluent.errors import BuildError, did_you_mean
+from adk_fluent.arguments import checked_choice, checked_instance, checked_number, checked_text
+from adk_fluent.errors import BuildError, describe_value, did_you_mean
 from adk_fluent.ir.middleware import check_middleware, config_places
 
 VisibilityMode = Literal["annotated", "filtered"]
@@ -49,6 +50,154 @@ class CompactionConfig:
     overlap: int = 2
 
 
+SPAN_EXPORTER_NAMES = ("console", "otlp")
+_TELEMETRY = "TelemetryConfig"
+
+
+@dataclass(frozen=True)
+class TelemetryConfig:
+    """Where an app's traces and metrics go, and what they hold (docs/telemetry.md).
+
+    A plain record: the telemetry room turns it into its span processor, meter provider and
+    middleware (telemetry/runtime.py) when a builder's run, to_app, ... method is given the
+    config. Nothing is installed globally unless `set_global`.
+    """
+
+    # span exporters: "console", "otlp" (to `otlp_endpoint`, else OTEL_EXPORTER_OTLP_ENDPOINT),
+    # a SpanExporter (exported as each span ends) or a SpanProcessor (used as it is, e.g.
+    # BatchSpanProcessor(...)); they receive this app's runs only
+    exporters: tuple[Any, ...] = ()
+    otlp_endpoint: str | None = None  # with "otlp": http(s)://host:4318, traces and metrics
+    # MetricReaders of this app's own MeterProvider; none (and no "otlp"): the global provider
+    metric_readers: tuple[Any, ...] = ()
+    # message text (prompts, replies, tool arguments and results) on the spans: off by default
+    capture_content: bool = False
+    cost_metrics: bool = True  # cost_attribution(): adk_fluent.llm.cost (and tokens on 1.x)
+    sampling: float = 1.0  # the share of runs whose spans reach `exporters` (by trace id)
+    # True: make a TracerProvider (and a MeterProvider for `metric_readers`) OpenTelemetry's
+    # global one when none is set, so ADK's spans and metrics reach these exporters
+    set_global: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "exporters", _checked_exporters(self.exporters))
+        object.__setattr__(self, "metric_readers", _checked_readers(self.metric_readers))
+        if self.otlp_endpoint is not None:
+            checked_text(
+                self.otlp_endpoint,
+                None,
+                "otlp_endpoint",
+                what="an http(s):// URL",
+                hint="e.g. TelemetryConfig(exporters=('otlp',), "
+                "otlp_endpoint='http://127.0.0.1:4318').",
+                where=_TELEMETRY,
+            )
+            if not self.otlp_endpoint.startswith(("http://", "https://")):
+                raise BuildError(
+                    f"otlp_endpoint must be an http(s):// URL, not {self.otlp_endpoint!r}",
+                    where=_TELEMETRY,
+                    field="otlp_endpoint",
+                    hint="OTLP over HTTP listens on port 4318: 'http://127.0.0.1:4318'.",
+                )
+            if "otlp" not in self.exporters:
+                raise BuildError(
+                    "otlp_endpoint is set, but exporters has no 'otlp', so nothing is sent there",
+                    where=_TELEMETRY,
+                    field="otlp_endpoint",
+                    hint="TelemetryConfig(exporters=('otlp',), otlp_endpoint=...).",
+                )
+        for name in ("capture_content", "cost_metrics", "set_global"):
+            checked_instance(
+                getattr(self, name),
+                None,
+                name,
+                bool,
+                what="True or False",
+                hint=f"TelemetryConfig({name}=True).",
+                where=_TELEMETRY,
+            )
+        sampling = checked_number(
+            self.sampling,
+            None,
+            "sampling",
+            positive=False,
+            what="a share of runs from 0 to 1",
+            hint="sampling=0.1 traces one run in ten; 1.0 (the default) every run.",
+            where=_TELEMETRY,
+        )
+        if sampling > 1:
+            raise BuildError(
+                f"sampling must be a share of runs from 0 to 1, got {self.sampling}",
+                where=_TELEMETRY,
+                field="sampling",
+                hint="sampling=0.1 traces one run in ten; 1.0 (the default) every run.",
+            )
+
+
+def _checked_exporters(exporters: Any) -> tuple[Any, ...]:
+    """`exporters` as a tuple: names from SPAN_EXPORTER_NAMES, SpanExporters, SpanProcessors."""
+    hint = (
+        "exporters=('console',), ('otlp',), or OpenTelemetry objects: "
+        "(InMemorySpanExporter(),) or (BatchSpanProcessor(OTLPSpanExporter()),)."
+    )
+    if isinstance(exporters, str) or not isinstance(exporters, list | tuple):
+        if isinstance(exporters, str) or _is_span_exporter(exporters):
+            exporters = (exporters,)  # one alone, as middleware is taken
+        else:
+            raise BuildError(
+                f"exporters must be a tuple of span exporters, got {describe_value(exporters)}",
+                where=_TELEMETRY,
+                field="exporters",
+                hint=hint,
+            )
+    for index, item in enumerate(exporters):
+        if isinstance(item, str):
+            checked_choice(
+                item, None, f"exporters[{index}]", SPAN_EXPORTER_NAMES, hint=hint, where=_TELEMETRY
+            )
+        elif isinstance(item, type):
+            raise BuildError(
+                f"exporters[{index}] is the class {item.__name__}, not an exporter",
+                where=_TELEMETRY,
+                field="exporters",
+                hint=f"pass an instance: exporters=({item.__name__}(),).",
+            )
+        elif not _is_span_exporter(item):
+            raise BuildError(
+                f"exporters[{index}] is {describe_value(item)}, which is neither a span exporter "
+                "(export, shutdown) nor a span processor (on_start, on_end)",
+                where=_TELEMETRY,
+                field="exporters",
+                hint=hint,
+            )
+    return tuple(exporters)
+
+
+def _is_span_exporter(item: Any) -> bool:
+    """A SpanExporter (export) or a SpanProcessor (on_end), the class not accepted."""
+    if isinstance(item, type):
+        return False
+    return callable(getattr(item, "export", None)) or callable(getattr(item, "on_end", None))
+
+
+def _checked_readers(readers: Any) -> tuple[Any, ...]:
+    """`metric_readers` as a tuple of MetricReaders (objects with collect and shutdown)."""
+    hint = "metric_readers=(InMemoryMetricReader(),) or (PeriodicExportingMetricReader(...),)."
+    if not isinstance(readers, list | tuple):
+        readers = (readers,)
+    for index, item in enumerate(readers):
+        if isinstance(item, type) or not (
+            callable(getattr(item, "collect", None)) and callable(getattr(item, "shutdown", None))
+        ):  # a class too: its methods are there, unbound
+            raise BuildError(
+                f"metric_readers[{index}] is {describe_value(item)}, not an OpenTelemetry "
+                "MetricReader",
+                where=_TELEMETRY,
+                field="metric_readers",
+                hint=hint,
+            )
+    return tuple(readers)
+
+
 @dataclass(frozen=True)
 class ExecutionConfig:
     """App-level settings: name, plugins, resumability, compaction, run metadata, limits."""
@@ -77,6 +226,9 @@ class ExecutionConfig:
     # checks every write through a context's state (docs/workflow.md); the classic target
     # has no such check, so it is refused there
     state_schema: Any = None
+    # a TelemetryConfig: exporters, content capture, cost metrics, sampling, and the metrics
+    # adk_fluent.pipeline.duration / .errors and adk_fluent.contracts.violations (docs/telemetry.md)
+    telemetry: TelemetryConfig | None = None
 
     def __post_init__(self) -> None:
         # one middleware alone, or a list, is taken as a tuple (the config stays hashable);
@@ -100,6 +252,16 @@ class ExecutionConfig:
 
         if self.target is not None:
             check_target(self.target, "ExecutionConfig.target")
+        if self.telemetry is not None:
+            checked_instance(
+                self.telemetry,
+                None,
+                "telemetry",
+                TelemetryConfig,
+                what="a TelemetryConfig",
+                hint="ExecutionConfig(telemetry=TelemetryConfig(exporters=('console',))).",
+                where="ExecutionConfig",
+            )
 
     def __hash__(self) -> int:  # custom_metadata is a dict: its keys (equal dicts hash equal)
         return hash((_hashed_fields(self), tuple(sorted(self.custom_metadata or {}))))
@@ -110,6 +272,16 @@ class ExecutionConfig:
 _hashed_fields = attrgetter(
     *(item.name for item in fields(ExecutionConfig) if item.name != "custom_metadata")
 )
+
+
+def telemetry_applied(config: ExecutionConfig) -> bool:
+    """Whether a config's TelemetryConfig was made real (telemetry/runtime.py puts its run
+    metrics, marked `applies_telemetry_config`, first in the middleware), or it has none. The
+    builders' execution methods do it; an entry point below them refuses a config they did not
+    pass through, instead of ignoring its telemetry."""
+    return config.telemetry is None or any(
+        getattr(item, "applies_telemetry_config", False) is True for item in config.middleware
+    )
 
 
 def visibility_mode(options: BuildOptions, config: ExecutionConfig | None) -> VisibilityMode:

@@ -43,7 +43,7 @@ from adk_fluent.ir.nodes import BoundaryNode, Node
 from adk_fluent.ir.options import BuildOptions, ExecutionConfig, StrictOptions
 from adk_fluent.remote.cards import StateInterface
 from adk_fluent.remote.directory import WELL_KNOWN_CARD
-from adk_fluent.remote.serve import a2a_app, served_app, tree_of
+from adk_fluent.remote.serve import a2a_app, check_telemetry_applied, served_app, tree_of
 from adk_fluent.remote.split import Crossing, Splitter
 from adk_fluent.run.engine import ENGINE
 
@@ -187,6 +187,7 @@ def to_apps(
     the service's base URL). A boundary inside another is split off from that one's service.
     `config` and `backend` apply to every part (a mock backend scripts the agents of each)."""
     tree, options = tree_of(pipeline, "to_apps()")
+    check_telemetry_applied(config, "to_apps()")
     boundaries = [node for node in tree.walk() if isinstance(node, BoundaryNode)]
     if not boundaries:
         raise BuildError(

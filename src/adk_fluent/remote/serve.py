@@ -22,7 +22,7 @@ from typing import Any
 from adk_fluent.arguments import checked_count, checked_text
 from adk_fluent.errors import BuildError, describe_value, install_extra
 from adk_fluent.ir.nodes import Node
-from adk_fluent.ir.options import BuildOptions, ExecutionConfig
+from adk_fluent.ir.options import BuildOptions, ExecutionConfig, telemetry_applied
 from adk_fluent.remote.cards import CARD_VERSION, StateInterface, agent_card, state_interface
 from adk_fluent.run.engine import ENGINE
 from adk_fluent.run.stores import session_service_for
@@ -47,6 +47,21 @@ def tree_of(pipeline: Any, taker: str = "serve()") -> tuple[Node, BuildOptions]:
     return to_ir(), getattr(pipeline, "options", BuildOptions())
 
 
+def check_telemetry_applied(config: Any, taker: str) -> None:
+    """Refuse a TelemetryConfig that would be ignored: it is made real by the builders'
+    methods (`pipeline.serve(config=...)`, `pipeline.to_app(config)`), which this room sits
+    below."""
+    if isinstance(config, ExecutionConfig) and not telemetry_applied(config):
+        raise BuildError(
+            f"{taker} does not apply ExecutionConfig.telemetry (a TelemetryConfig), so its "
+            "exporters and metrics would record nothing",
+            field="telemetry",
+            hint="serve with pipeline.serve(config=...) or build with pipeline.to_app(config), "
+            "which apply it; elsewhere give ExecutionConfig(middleware=[otel_enrichment(), "
+            "cost_attribution()]) and set the exporters on your tracer provider.",
+        )
+
+
 def served_app(
     pipeline: Any,
     config: ExecutionConfig | None = None,
@@ -66,6 +81,7 @@ def served_app(
             hint=f"install the a2a extra: {install_extra('a2a')}.",
         ) from None
     ir, options = tree_of(pipeline)
+    check_telemetry_applied(config, "served_app()")
     if config is not None and config.target == "workflow":
         raise BuildError(
             "a served pipeline compiles to the classic target: the A2A root that carries state "

@@ -299,7 +299,7 @@ def adk_run_config(config: ExecutionConfig, streaming: str | None = None) -> Any
     """The turn's RunConfig; None for ADK's default one (the Runner makes it then, as for raw
     ADK: the same object, at no extra cost)."""
     mode = streaming or config.streaming_mode
-    if mode != "sse" and config.max_llm_calls is None:
+    if mode != "sse" and config.max_llm_calls is None and config.telemetry is None:
         return None
     from google.adk.agents.run_config import RunConfig, StreamingMode
 
@@ -308,6 +308,14 @@ def adk_run_config(config: ExecutionConfig, streaming: str | None = None) -> Any
     }
     if config.max_llm_calls is not None:
         settings["max_llm_calls"] = config.max_llm_calls
+    if config.telemetry is not None:
+        from adk_fluent.adk.compat import run_content_capture
+
+        # message content on ADK's spans, where ADK takes it per run (2.x); elsewhere the
+        # exporters the config names are kept from it (telemetry/runtime.py)
+        telemetry = run_content_capture(config.telemetry.capture_content)
+        if telemetry is not None:
+            settings["telemetry"] = telemetry
     return RunConfig(**settings)
 
 

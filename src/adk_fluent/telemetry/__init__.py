@@ -8,6 +8,7 @@ Both are middleware (the protocol in ir/middleware.py), compiled into the one mi
 from __future__ import annotations
 
 from adk_fluent.analysis.cost import CostModel, NodeCost, TrafficAssumptions, estimate_cost
+from adk_fluent.ir.options import TelemetryConfig
 from adk_fluent.ir.prices import DEFAULT_PRICES, ModelPrice, Prices
 from adk_fluent.telemetry.cost import USAGE_KEY, CostAttribution, UsageRecord, cost_attribution
 from adk_fluent.telemetry.enrichment import OtelEnrichment, otel_enrichment
@@ -23,6 +24,7 @@ __all__ = [
     "NodeCost",
     "OtelEnrichment",
     "Prices",
+    "TelemetryConfig",
     "TrafficAssumptions",
     "UsageRecord",
     "UsageReport",

@@ -103,7 +103,7 @@ def record_for(
     )
 
 
-class _Totals:
+class RunningTotals:
     """Running sums per attribute set, reported to an observable counter when it collects."""
 
     def __init__(self) -> None:
@@ -142,8 +142,8 @@ class CostAttribution(Middleware):
         self._clock = clock
         self._meter_provider = meter_provider
         self._instruments: tuple[Any, Any] | None = None
-        self._cost_totals = _Totals()
-        self._token_totals = _Totals()
+        self._cost_totals = RunningTotals()
+        self._token_totals = RunningTotals()
         self._started: OrderedDict[tuple[Any, ...], tuple[Any, float]] = OrderedDict()
         self._warned: set[str] = set()
 

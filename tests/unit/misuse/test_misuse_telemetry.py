@@ -5,9 +5,12 @@ hint; a cost middleware attached where it cannot see its agents is refused at bu
 from __future__ import annotations
 
 import pytest
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from adk_fluent import Agent, ExecutionConfig, ModelCandidate, ModelPrice, Prices
+from adk_fluent import Agent, ExecutionConfig, ModelCandidate, ModelPrice, Prices, TelemetryConfig
 from adk_fluent.ir.model_selection import model_selector
+from adk_fluent.remote import to_apps
 from adk_fluent.telemetry import cost_attribution, otel_enrichment
 from adk_fluent.testing import call, repeat, with_usage
 from tests.support.misuse import case, check, ids
@@ -16,6 +19,14 @@ from tests.support.misuse import case, check, ids
 def _scoped_to_a_missing_agent():
     config = ExecutionConfig(middleware=(cost_attribution(scope="nobody"),))
     return Agent("solo").instruct("Go.").to_app(config)
+
+
+def _one_reader_in_two_configs():
+    from adk_fluent.telemetry.runtime import telemetry_for
+
+    reader = InMemoryMetricReader()
+    telemetry_for(TelemetryConfig(metric_readers=(reader,)))
+    telemetry_for(TelemetryConfig(metric_readers=(reader,), cost_metrics=False))
 
 
 CASES = [
@@ -47,6 +58,69 @@ CASES = [
         "MeterProvider",
     ),
     case("telemetry-cost-scope-missing", _scoped_to_a_missing_agent, "nobody", "scope"),
+    # TelemetryConfig
+    case(
+        "telemetry-config-exporter-misspelt",
+        lambda: TelemetryConfig(exporters=("consol",)),
+        "exporters[0]",
+        "console",
+    ),
+    case(
+        "telemetry-config-exporter-class",
+        lambda: TelemetryConfig(exporters=(InMemorySpanExporter,)),
+        "exporters[0]",
+        "class",
+    ),
+    case("telemetry-config-exporters-int", lambda: TelemetryConfig(exporters=3), "exporters"),
+    case(
+        "telemetry-config-reader-not-one",
+        lambda: TelemetryConfig(metric_readers=(InMemorySpanExporter(),)),
+        "metric_readers[0]",
+        "MetricReader",
+    ),
+    case(
+        "telemetry-config-endpoint-no-scheme",
+        lambda: TelemetryConfig(exporters=("otlp",), otlp_endpoint="collector:4318"),
+        "otlp_endpoint",
+        "http",
+    ),
+    case(
+        "telemetry-config-endpoint-without-otlp",
+        lambda: TelemetryConfig(otlp_endpoint="http://127.0.0.1:4318"),
+        "otlp_endpoint",
+        "'otlp'",
+    ),
+    case("telemetry-config-sampling-above-one", lambda: TelemetryConfig(sampling=5), "sampling"),
+    case("telemetry-config-sampling-negative", lambda: TelemetryConfig(sampling=-0.1), "sampling"),
+    case("telemetry-config-sampling-text", lambda: TelemetryConfig(sampling="all"), "sampling"),
+    case(
+        "telemetry-config-capture-text",
+        lambda: TelemetryConfig(capture_content="no"),
+        "capture_content",
+        "True or False",
+    ),
+    case("telemetry-config-cost-int", lambda: TelemetryConfig(cost_metrics=1), "cost_metrics"),
+    case(
+        "telemetry-config-not-a-config",
+        lambda: ExecutionConfig(telemetry={"exporters": ["console"]}),
+        "telemetry",
+        "TelemetryConfig",
+    ),
+    case(
+        "telemetry-config-split-apps",
+        lambda: to_apps(
+            Agent("a").instruct("Go.") >> Agent("b").instruct("Go.").execution_boundary("heavy"),
+            config=ExecutionConfig(telemetry=TelemetryConfig()),
+        ),
+        "to_apps()",
+        "telemetry",
+    ),
+    case(
+        "telemetry-config-reader-shared",
+        _one_reader_in_two_configs,
+        "metric_readers",
+        "one MeterProvider",
+    ),
     # prices
     case("telemetry-price-negative", lambda: ModelPrice(-1, 2), "input", "at least 0"),
     case("telemetry-price-text", lambda: ModelPrice("0.3", 2.5), "input", "str"),

@@ -114,6 +114,20 @@ def agent_facts(agent_name: str) -> NodeFacts | None:
     return facts.get(agent_name)
 
 
+def root_facts() -> NodeFacts | None:
+    """The facts of the root of the tree being run (whose path is the pipeline's name), for
+    middleware that labels a whole run; None outside a middleware callback. (An ADK 2.x
+    Workflow root is no agent: a run callback's invocation context has none to name it by.)"""
+    scope = _current.get()
+    if scope is None:
+        return None
+    facts: dict[str, NodeFacts] = scope[1]
+    for node in facts.values():  # the root is the first (node_facts walks from it)
+        if node.path == node.pipeline:
+            return node
+    return None
+
+
 _CALLS_REMEMBERED = 4096  # model calls in flight at once whose before_model actions are kept
 
 
