@@ -16,7 +16,8 @@ FACADE = "adk_fluent"  # the lazy (PEP 562) public surface; it belongs to no roo
 # Room -> level. A module may import its own room and rooms on a lower level; rooms on the
 # same level are independent of each other.
 ROOMS = {
-    "adk_fluent.cli": 7,  # the command: loads the user's builders, calls check_contracts
+    "adk_fluent.cli": 8,  # the command: loads the user's builders, calls check_contracts
+    "adk_fluent.patterns": 7,  # functions over the builders returning ordinary expressions
     "adk_fluent.api": 6,
     "adk_fluent.testing": 6,
     "adk_fluent.evaluation": 6,  # FluentEvalSuite over ADK's eval stack; the cli's `eval` above it
