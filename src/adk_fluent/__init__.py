@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from adk_fluent.api.remote import RemoteAgent as RemoteAgent
     from adk_fluent.api.route import Route as Route
     from adk_fluent.api.state_schema import AppScoped as AppScoped
+    from adk_fluent.api.state_schema import CapturedBy as CapturedBy
     from adk_fluent.api.state_schema import SessionScoped as SessionScoped
     from adk_fluent.api.state_schema import StateSchema as StateSchema
     from adk_fluent.api.state_schema import Temp as Temp

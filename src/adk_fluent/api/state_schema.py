@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Self, get_args, get_origin
 
-from adk_fluent.arguments import checked_some
+from adk_fluent.arguments import checked_some, checked_text
 from adk_fluent.errors import (
     BuildError,
     SchemaCompositionError,
@@ -45,6 +45,7 @@ from adk_fluent.ir.state_keys import (
     SCOPE_PREFIX,
     UNKNOWN,
     DeclaredState,
+    Producer,
     StateFieldRef,
     bare_name,
     scope_of_key,
@@ -71,6 +72,57 @@ UserScoped = Scope("user", SCOPE_PREFIX["user"])  # shared by every session of o
 AppScoped = Scope("app", SCOPE_PREFIX["app"])  # shared by every user of the app
 Temp = Scope("temp", SCOPE_PREFIX["temp"])  # never persisted
 
+
+class CapturedBy:
+    """A field's producer, for the checker: `Annotated[str, CapturedBy(C.capture)]`.
+
+    The producer is a state step function (`C.capture`, `C.capture_turns`, `S.set`,
+    `S.compute`, ... any of S's), an agent builder or an agent's name (any of its writes: its
+    `.outputs()`, its tools, its callbacks). It changes nothing at run time: `check_contracts`
+    with the schema reports a tree where the field's key is written by anything else, or read
+    with nothing of that producer writing it (docs/contracts.md)."""
+
+    __slots__ = ("producer",)
+
+    def __init__(self, producer: Any) -> None:
+        self.producer = _producer(producer)
+
+    def __repr__(self) -> str:
+        return f"CapturedBy({self.producer.shown})"
+
+
+_STEP_MODULES = {"adk_fluent.api.state_steps": "S.", "adk_fluent.api.context": "C."}
+_C_WRITERS = {"C.capture": ("C.capture(", "S.capture("), "C.capture_turns": ("C.capture_turns(",)}
+
+
+def _producer(value: Any) -> Producer:
+    hint = (
+        "CapturedBy(C.capture), CapturedBy(S.compute), or the agent that writes it: "
+        "CapturedBy(classifier) or CapturedBy('classifier')."
+    )
+    if isinstance(value, str):
+        checked_text(value, None, "producer", what="an agent's name", hint=hint, where="CapturedBy")
+        return Producer(f"agent '{value}'", agent=value)
+    name = getattr(value, "_name", None)
+    if isinstance(name, str) and hasattr(value, "to_ir"):  # an agent builder
+        return Producer(f"agent '{name}'", agent=name)
+    qualname = getattr(value, "__qualname__", "")
+    prefix = _STEP_MODULES.get(getattr(value, "__module__", ""))
+    if callable(value) and prefix is not None and qualname.startswith(prefix):
+        if prefix == "S.":
+            return Producer(qualname, steps=(qualname + "(",))
+        if qualname in _C_WRITERS:
+            return Producer(qualname, steps=_C_WRITERS[qualname])
+    shown = qualname if callable(value) and qualname else describe_value(value)
+    raise BuildError(
+        f"CapturedBy takes a step function that writes state or the agent that writes the "
+        f"field, not {shown}",
+        where="CapturedBy",
+        field="producer",
+        hint=hint,
+    )
+
+
 # Names a field must not take: they would shadow the schema's own API.
 _RESERVED = frozenset({"bind", "keys", "field_refs", "field_for_key", "to_dict"})
 
@@ -89,9 +141,10 @@ def _resolve(annotation: Any, cls: type) -> Any:
         return annotation
 
 
-def _split_scope(cls: type, name: str, annotation: Any) -> tuple[Any, Scope]:
+def _split_markers(cls: type, name: str, annotation: Any) -> tuple[Any, Scope, Producer | None]:
+    """The field's type, its scope and its producer, from `Annotated[type, markers...]`."""
     if get_origin(annotation) is not Annotated:
-        return annotation, SessionScoped
+        return annotation, SessionScoped, None
     base, *metadata = get_args(annotation)
     scopes = [m for m in metadata if isinstance(m, Scope)]
     if len(scopes) > 1:
@@ -99,9 +152,15 @@ def _split_scope(cls: type, name: str, annotation: Any) -> tuple[Any, Scope]:
             f"{cls.__name__}.{name} has {len(scopes)} scopes ({', '.join(map(repr, scopes))}); "
             "hint: give a field one of SessionScoped, UserScoped, AppScoped or Temp."
         )
-    rest = [m for m in metadata if not isinstance(m, Scope)]
+    producers = [m.producer for m in metadata if isinstance(m, CapturedBy)]
+    if len(producers) > 1:
+        raise SchemaCompositionError(
+            f"{cls.__name__}.{name} has {len(producers)} CapturedBy markers "
+            f"({', '.join(p.shown for p in producers)}); hint: name the one producer of the key."
+        )
+    rest = [m for m in metadata if not isinstance(m, Scope | CapturedBy)]
     tp = Annotated[(base, *rest)] if rest else base  # type: ignore[valid-type]
-    return tp, scopes[0] if scopes else SessionScoped
+    return tp, scopes[0] if scopes else SessionScoped, producers[0] if producers else None
 
 
 def _own_fields(cls: type) -> dict[str, StateFieldRef]:
@@ -119,7 +178,7 @@ def _own_fields(cls: type) -> dict[str, StateFieldRef]:
                 f"{cls.__name__}.{name}: '{name}' is reserved by StateSchema; "
                 "hint: rename the field (e.g. with a suffix)."
             )
-        tp, scope = _split_scope(cls, name, annotation)
+        tp, scope, producer = _split_markers(cls, name, annotation)
         has_default = name in cls.__dict__
         fields[name] = StateFieldRef(
             key=scope.prefix + name,
@@ -129,6 +188,7 @@ def _own_fields(cls: type) -> dict[str, StateFieldRef]:
             schema=cls,
             has_default=has_default,
             default=_checked_default(cls, name, tp, cls.__dict__[name]) if has_default else None,
+            captured_by=producer,
         )
     return fields
 

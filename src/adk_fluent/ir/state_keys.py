@@ -101,6 +101,23 @@ UNKNOWN: Any = _Unknown()
 
 
 @dataclass(frozen=True)
+class Producer:
+    """Who a schema field says writes its key (StateSchema's `CapturedBy`): steps, named as the
+    checker names their writes (`S.capture(` ...), or one agent by name (any of its writes:
+    `.outputs()`, its tools, its callbacks)."""
+
+    shown: str  # as the user wrote it: "C.capture", "agent 'classifier'"
+    steps: tuple[str, ...] = ()  # the writes' `via` prefixes, e.g. ("S.capture(", "C.capture(")
+    agent: str | None = None
+
+    def wrote(self, node: str, via: str) -> bool:
+        """Whether a write (by `node`, described as `via`) is this producer's."""
+        if self.agent is not None:
+            return node == self.agent
+        return via.startswith(self.steps)
+
+
+@dataclass(frozen=True)
 class StateFieldRef:
     """One declared state key: what `.reads()` / `.writes()` take and what a schema exposes."""
 
@@ -111,6 +128,7 @@ class StateFieldRef:
     schema: Any = field(default=None, compare=False)
     has_default: bool = False
     default: Any = field(default=None, compare=False, hash=False)
+    captured_by: Producer | None = field(default=None, compare=False, hash=False)
 
     @property
     def owner(self) -> str:

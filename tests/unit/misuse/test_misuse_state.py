@@ -9,7 +9,7 @@ import enum
 
 import pytest
 
-from adk_fluent import Agent, S, map_over
+from adk_fluent import Agent, C, CapturedBy, S, map_over
 from tests.support.misuse import case, check, ids
 
 
@@ -188,6 +188,23 @@ CASES = [
         lambda: map_over("", Agent("b")),
         "list_key",
     ),
+    # StateSchema's CapturedBy(producer)
+    case(
+        "captured-by-a-lambda",
+        lambda: CapturedBy(lambda state: state["x"]),
+        "CapturedBy",
+        "producer",
+        "<lambda>",
+    ),
+    case(
+        "captured-by-a-context-spec-function",
+        lambda: CapturedBy(C.user_only),
+        "CapturedBy",
+        "C.user_only",
+        "writes state",
+    ),
+    case("captured-by-empty-name", lambda: CapturedBy(""), "CapturedBy", "agent's name"),
+    case("captured-by-a-number", lambda: CapturedBy(3), "CapturedBy", "producer", "3"),
 ]
 
 

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from adk_fluent import (
     Agent,
     C,
+    CapturedBy,
     Loop,
     Native,
     Pipeline,
@@ -485,6 +486,25 @@ def key_not_in_schema():
 @broken("scope-mismatch", where="schema scope", schema=Billing)
 def scoped_key_used_unscoped():
     return Agent("greeter").instruct("Greet the {tier} customer.")
+
+
+class Captured(StateSchema):
+    user_message: Annotated[str, CapturedBy(C.capture)]
+    intent: Annotated[str, CapturedBy("classifier")]
+
+
+@broken("captured-by-other", where="schema producer", schema=Captured)
+def captured_key_written_by_another_step():
+    return (
+        S.set(user_message="hi")
+        >> C.capture("user_message")
+        >> Agent("a").instruct("{user_message}")
+    )
+
+
+@broken("captured-by-missing", where="schema producer", schema=Captured)
+def captured_key_producer_missing():
+    return Agent("triage").instruct("Classify.") >> Agent("reply").instruct("{intent?}")
 
 
 @broken("type-mismatch", where=".writes / .reads refs")

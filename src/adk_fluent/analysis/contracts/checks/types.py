@@ -137,3 +137,56 @@ def check_schema(ctx: Any) -> Iterator[Issue]:
 def _scope_words(key: str) -> str:
     scope = key.split(":", 1)[0] if ":" in key else "session"
     return f"{scope}-scoped"
+
+
+@register_check("producers", codes=("captured-by-other", "captured-by-missing"))
+def check_producers(ctx: Any) -> Iterator[Issue]:
+    """A schema field's `CapturedBy(...)` against the tree: its key written by another step or
+    agent, or read while nothing of the named producer writes it."""
+    schema = ctx.schema
+    if schema is None:
+        return
+    for ref in schema.field_refs().values():
+        producer = ref.captured_by
+        if producer is None:
+            continue
+        declared = f"{schema.__name__}.{ref.name} is CapturedBy({producer.shown})"
+        writers = ctx.flow.writers.get(ref.key, ())
+        others = [w for w in writers if not producer.wrote(w.node, w.via)]
+        for writer in others:
+            yield ctx.issue(
+                "warning",
+                "captured-by-other",
+                writer.node,
+                ref.key,
+                f"{writer.via} vs CapturedBy({producer.shown})",
+                f'{writer.via} writes "{ref.key}", but {declared}.',
+                f"Let only {producer.shown} write it, or change the schema's CapturedBy to what "
+                "writes it now.",
+                path=writer.path,
+            )
+        if len(others) < len(writers):
+            continue  # the producer writes it
+        readers = [record for record in ctx.flow.records if record.read.key == ref.key]
+        if not readers:
+            continue  # the tree does not use the field
+        first = readers[0]
+        if producer.agent is not None:
+            missing = f"agent '{producer.agent}' does not write it in this tree"
+            fix = (
+                f'Add .outputs("{ref.key}") (or a tool that writes it) to agent '
+                f"'{producer.agent}', and run it before {first.node}."
+            )
+        else:
+            missing = f"no {producer.shown} step in this tree writes it"
+            fix = f'Add a {producer.shown} step that writes "{ref.key}" before {first.node}.'
+        yield ctx.issue(
+            "warning",
+            "captured-by-missing",
+            first.node,
+            ref.key,
+            read_subject(first),
+            f'{declared}, but {missing}; {first.node} reads "{ref.key}".',
+            fix,
+            path=first.path,
+        )
