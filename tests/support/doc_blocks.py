@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import CodeType
+from typing import Any
 
 from tests.support.doc_fixtures import isolated
 
@@ -125,8 +126,9 @@ def without_checkout_on_path() -> Iterator[None]:
         sys.path[:] = saved
 
 
-async def run_block(block: Block) -> None:
-    """Run one block offline, in a fresh folder, as a reader with the installed package would."""
+async def run_block(block: Block) -> dict[str, Any]:
+    """Run one block offline, in a fresh folder, as a reader with the installed package would;
+    returns the block's globals (what it defined)."""
     imported = checkout_imports(block.source)
     if imported:
         raise AssertionError(
@@ -141,6 +143,7 @@ async def run_block(block: Block) -> None:
                 await eval(code, scope)  # noqa: S307 - the project's own documentation
             else:
                 await asyncio.to_thread(exec, code, scope)  # noqa: S102 - as above
+    return scope
 
 
 def main(names: list[str]) -> int:
