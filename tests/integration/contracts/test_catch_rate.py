@@ -9,7 +9,6 @@ import re
 
 import pytest
 
-from adk_fluent.adk.compat import adk_version
 from tests.support.doc_blocks import ROOT
 from tests.support.mutation import OPERATORS, Base, all_bases, corpus_bases, measure
 
@@ -33,19 +32,18 @@ def test_nine_in_ten_planted_bugs_are_caught_and_no_correct_tree_is_flagged(outc
 
 
 def test_the_docs_quote_the_measured_table(outcome):
-    """The trees differ a little between ADK releases (a docs block builds what the installed
-    ADK supports), so the table is compared on the release it says it was measured with."""
+    """The shares, on every release (which release the docs measured with aside)."""
     page = (ROOT / "docs" / "contracts.md").read_text(encoding="utf-8")
     quoted = TABLE.search(page)
     assert quoted, "docs/contracts.md lost its catch-rate table"
-    measured_with = re.search(r"Measured with google-adk (\S+)\.", quoted.group(1))
-    assert measured_with, "the table says which google-adk it was measured with"
-    if measured_with.group(1) != adk_version():
-        pytest.skip(f"the table was measured with google-adk {measured_with.group(1)}")
-    assert quoted.group(1).strip() == outcome.table().strip(), (
-        "the catch-rate table in docs/contracts.md is stale: paste the output of "
-        "`python -m tests.support.mutation`"
+    assert _without_release(quoted.group(1)) == _without_release(outcome.table(counts=False)), (
+        "the catch-rate table in docs/contracts.md is stale: paste the second table "
+        "`python -m tests.support.mutation` prints"
     )
+
+
+def _without_release(table: str) -> str:
+    return re.sub(r" Measured with google-adk \S+\.", "", table.strip())
 
 
 def test_a_checker_that_misses_bugs_scores_low():

@@ -8,6 +8,8 @@ from typing import Annotated
 
 from google.adk.agents import BaseAgent
 from google.adk.events import Event
+from google.adk.planners import BuiltInPlanner, PlanReActPlanner
+from google.genai import types
 from pydantic import BaseModel
 
 from adk_fluent import (
@@ -486,6 +488,26 @@ def key_not_in_schema():
 @broken("scope-mismatch", where="schema scope", schema=Billing)
 def scoped_key_used_unscoped():
     return Agent("greeter").instruct("Greet the {tier} customer.")
+
+
+@broken("planner-without-effect", where="planner, output_schema")
+def react_planner_with_json_reply():
+    return Agent("researcher").instruct("Find the city.").planner(PlanReActPlanner()).output_schema(
+        Intent
+    ).outputs("found") >> Agent("writer").instruct("Write about {found}.")
+
+
+@broken("planner-thinking-replaced", where="planner, generate_content_config")
+def builtin_planner_thinking_twice():
+    thinking = types.ThinkingConfig(thinking_budget=512)
+    return (
+        Agent("thinker")
+        .instruct("Think it through.")
+        .planner(BuiltInPlanner(thinking_config=thinking))
+        .generate_content_config(
+            types.GenerateContentConfig(thinking_config=types.ThinkingConfig(thinking_budget=64))
+        )
+    )
 
 
 class Captured(StateSchema):
