@@ -47,8 +47,10 @@ def support_flow() -> Any:
     ).named("support")
 
 
-def scripts() -> dict[str, list[Any]]:
-    """Two turns: A7 (shipped, ok), then B9 (lost: audit fails)."""
+def scripts(payload: bool = True) -> dict[str, list[Any]]:
+    """Two turns: A7 (shipped, ok), then B9 (lost: audit fails); `payload` puts PAYLOAD in the
+    first turn's helper and writer replies."""
+    extra = f" {PAYLOAD}" if payload else ""
     return {
         "intake": [with_usage("order", input=1200, output=30)] * 2,
         "desk": [
@@ -58,20 +60,22 @@ def scripts() -> dict[str, list[Any]]:
             with_usage(call("transfer_to_agent", agent_name="helper"), input=2100, output=20),
         ],
         "helper": [
-            with_usage(f"Helped. {PAYLOAD}", input=900, output=60),
-            with_usage("Sorry.", input=950, output=20),
+            with_usage(f"A7 left the warehouse on Monday.{extra}", input=900, output=60),
+            with_usage("B9 was lost in transit.", input=950, output=20),
         ],
         "writer": [
-            with_usage(f"It shipped. {PAYLOAD}", input=1500, output=80),
+            with_usage(f"It shipped on Monday.{extra}", input=1500, output=80),
             with_usage("It is lost.", input=1500, output=40),
         ],
     }
 
 
-async def run_support(url: str, *, middleware: Any = None, turns: int = 2) -> list[Any]:
+async def run_support(
+    url: str, *, middleware: Any = None, turns: int = 2, payload: bool = True
+) -> list[Any]:
     """Run the support flow `turns` times in session s1 of the store at `url`; the events."""
     flow = support_flow()
-    backend = mock_backend(scripts())
+    backend = mock_backend(scripts(payload))
     chosen = (cost_attribution(),) if middleware is None else tuple(middleware)
     config = ExecutionConfig(middleware=chosen)
     events: list[Any] = []

@@ -354,8 +354,8 @@ def _timeline(plotly: Any, steps: list[Step], clock: bool) -> Any:
         title_text="seconds since the first event" if clock else "record number", ticksuffix=""
     )
     figure.update_layout(
-        height=max(220, 60 + 28 * len(rows)),
-        margin={"l": 10, "r": 10, "t": 10, "b": 40},
+        height=max(240, 80 + 28 * len(rows)),
+        margin={"l": 10, "r": 10, "t": 30, "b": 40},  # room for plotly's toolbar above
         bargap=0.3,
         showlegend=False,
         meta={"unit": unit},
@@ -471,7 +471,7 @@ def _steps_table(steps: list[Step], clock: bool, origin: float) -> str:
         )
         depth = "" if step.depth is None else str(step.depth)
         rows.append(
-            f'<tr class="{" ".join(classes)}" data-step="{step.number}">'
+            f'<tr class="{" ".join(classes)}" id="step-{step.number}">'
             f'<td>{step.number}</td><td class="when">{_esc(when)}</td>'
             f'<td class="agent" title="{_esc(step.path)}">{_esc(step.author)}</td>'
             f"<td>{_esc(depth)}</td>"
@@ -542,7 +542,7 @@ def render(
             '<div class="errors" id="errors"><b>'
             + f"{len(errors)} error(s)</b>: "
             + "; ".join(
-                f'<a href="#steps">step {e.number}</a> {_esc(e.author)}: '
+                f'<a href="#step-{e.number}">step {e.number}</a> {_esc(e.author)}: '
                 f"{_esc(e.error_code or '')} {_esc(_shown(e.error_message or '', 200))}"
                 for e in errors
             )
