@@ -189,6 +189,11 @@ def _recording_steps(recording: Any) -> list[Step]:
     return steps
 
 
+def _count(reported: dict[str, Any], key: str) -> int:
+    value = reported.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def recording_usage(recording: Any, prices: Prices | None = None) -> UsageReport:
     """The usage report of a replay Recording: the tokens each model reply reported, priced
     with `prices` (the default table when None). A recording keeps the replies as the model
@@ -202,22 +207,21 @@ def recording_usage(recording: Any, prices: Prices | None = None) -> UsageReport
         )
         if not isinstance(reported, dict):
             continue
-        counts = [
-            int(reported.get(key) or 0)
-            for key in (
-                "prompt_token_count",
-                "candidates_token_count",
-                "cached_content_token_count",
-                "thoughts_token_count",
-            )
-        ]
+
+        inputs = _count(reported, "prompt_token_count")
+        outputs = _count(reported, "candidates_token_count")
+        cached = _count(reported, "cached_content_token_count")
+        thinking = _count(reported, "thoughts_token_count")
         model = str(model_call.model or model_call.request.get("model") or "unknown")
         record = UsageRecord(
             model_call.agent,
             model_call.path or model_call.agent,
             model,
-            *counts,
-            cost_usd=prices.cost(model, *counts),
+            inputs,
+            outputs,
+            cached,
+            thinking,
+            prices.cost(model, inputs, outputs, cached, thinking),
         )
         calls.append(Call(record, str(model_call.invocation_id or "")))
     return UsageReport(calls)
