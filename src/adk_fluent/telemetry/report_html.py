@@ -28,14 +28,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from adk_fluent.adk.event_visibility import DEPTH, PATH
 from adk_fluent.errors import BuildError, install_extra
 from adk_fluent.ir.names import below_root
 from adk_fluent.ir.prices import Prices
 from adk_fluent.telemetry.cost import UsageRecord
 from adk_fluent.telemetry.usage import Call, UsageReport, usage
 
-_DEPTH = "adk_fluent.depth"  # adk/event_visibility.py's annotations, read off the metadata
-_PATH = "adk_fluent.path"
 TEXT_SHOWN = 300  # characters of a reply shown in the steps table
 VALUE_SHOWN = 500  # characters of a state value shown
 ERROR_COLOUR = "#d62728"
@@ -124,13 +123,13 @@ def _event_steps(events: Iterable[Any]) -> list[Step]:
         delta = getattr(actions, "state_delta", None) or getattr(event, "state_delta", None)
         author = str(getattr(event, "author", "") or "")
         text, calls = _text_of(getattr(source, "content", None))
-        depth = metadata.get(_DEPTH)
+        depth = metadata.get(DEPTH)
         steps.append(
             Step(
                 number=len(steps) + 1,
                 invocation_id=str(getattr(event, "invocation_id", "") or ""),
                 author=author,
-                path=str(metadata.get(_PATH) or author),
+                path=str(metadata.get(PATH) or author),
                 depth=depth if isinstance(depth, int) else None,
                 at=float(getattr(event, "timestamp", 0.0) or 0.0),
                 text=text,
@@ -233,7 +232,7 @@ def _last_invocation(steps: list[Step]) -> list[Step]:
 
 
 # -- the timeline ---------------------------------------------------------------------------------
-def spans(steps: list[Step]) -> list[Span]:
+def _spans(steps: list[Step]) -> list[Span]:
     """The timeline's bars: each agent's run per invocation, from the step before its first
     one to its last one, and each enclosing agent (a path's ancestors) around its parts."""
     own: dict[tuple[str, str], Span] = {}
@@ -306,13 +305,12 @@ def _rows(bars: list[Span]) -> list[str]:
 
 def _timeline(plotly: Any, steps: list[Step], clock: bool) -> Any:
     go = plotly.graph_objects
-    bars = spans(steps)
+    bars = _spans(steps)
     rows = _rows(bars)
     origin = min((step.at for step in steps), default=0.0)
     total = max((span.end - origin for span in bars), default=0.0)
     # a span of one event has no length; draw it as a sliver so it can be seen and hovered
     least = (total or 1.0) / 150
-    unit = "s" if clock else "records"
     base, length, colours, hover = [], [], [], []
     for span in bars:
         base.append(span.start - origin)
@@ -362,7 +360,6 @@ def _timeline(plotly: Any, steps: list[Step], clock: bool) -> Any:
         margin={"l": 10, "r": 10, "t": 30, "b": 40},  # room for plotly's toolbar above
         bargap=0.3,
         showlegend=False,
-        meta={"unit": unit},
     )
     return figure
 
@@ -507,7 +504,7 @@ ul.changes { margin: 0; padding-left: 1em; } code { font-size: 0.95em; }
 """
 
 
-def render(
+def _render(
     steps: list[Step],
     report: UsageReport,
     *,
@@ -638,4 +635,4 @@ def html_report(
         steps = _last_invocation(steps)
         report = report.last_invocation() if report.calls else report
         subtitle += ("; " if subtitle else "") + "the last run"
-    return render(steps, report, title=title, clock=clock, subtitle=subtitle)
+    return _render(steps, report, title=title, clock=clock, subtitle=subtitle)
