@@ -177,7 +177,10 @@ def run_report(args: argparse.Namespace) -> int:
         from adk_fluent.telemetry.report_html import html_report
 
         page = html_report(run, last_run=not args.all)
-        target.write_text(page, encoding="utf-8")
+        try:
+            target.write_text(page, encoding="utf-8")
+        except OSError as error:  # a read-only folder, a full disk
+            raise ReportError(f"--html {args.html}: cannot write it ({error.strerror})") from None
         print(f"wrote {target} ({len(page) // 1024} KB): the report of {where}")
         return EXIT_OK
     shown = report if args.all else report.last_invocation()

@@ -261,6 +261,37 @@ async def test_the_page_of_a_recording(tmp_path, suffix):
     assert PAYLOAD not in page
 
 
+async def test_the_text_and_json_reports_read_a_recording_too(tmp_path):
+    from adk_fluent import ExecutionConfig
+    from adk_fluent.testing import mock_backend
+    from tests.support.report_runs import scripts
+
+    flow = support_flow()
+    recorder = Recorder()
+    await flow.run(
+        "Where is A7?",
+        backend=mock_backend(scripts()),
+        config=ExecutionConfig(middleware=[recorder]),
+    )
+    path = str(recorder.save(tmp_path / "run.json"))
+
+    def printed(*extra: str) -> str:
+        import contextlib
+        import io
+
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["report", "--recording", path, *extra]) == 0
+        return out.getvalue()
+
+    text = await asyncio.to_thread(printed)
+    assert text.startswith(f"recording {path}: last run of 1")
+    [row] = [line for line in text.splitlines() if line.startswith("intake")]
+    assert row.split()[1:4] == ["1", "1200", "30"]
+    body = json.loads(await asyncio.to_thread(printed, "--json"))
+    assert (body["recording"], body["calls"], body["input_tokens"]) == (path, 5, 7700)
+
+
 # -- misuse -------------------------------------------------------------------------------------
 def _not_a_recording(tmp_path: Path) -> str:
     path = tmp_path / "notes.json"
