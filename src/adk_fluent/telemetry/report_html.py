@@ -25,7 +25,7 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from adk_fluent.adk.event_visibility import DEPTH, PATH
@@ -142,6 +142,31 @@ def _event_steps(events: Iterable[Any]) -> list[Step]:
     return steps
 
 
+Marks = dict[tuple[str, str], tuple[float | None, float | None, int | None]]
+
+
+def _lifecycle_marks(events: Iterable[Any]) -> Marks:
+    """(start, end, depth) per (invocation, path) from the lifecycle events of a turn run with
+    `lifecycle=True` (client stream only: a stored session has none)."""
+    marks: Marks = {}
+    for event in events:
+        state = getattr(event, "agent_state", None)
+        if state not in ("started", "ended"):
+            continue
+        metadata = getattr(event, "metadata", None) or {}
+        author = str(getattr(event, "author", "") or "")
+        key = (str(getattr(event, "invocation_id", "") or ""), str(metadata.get(PATH) or author))
+        start, end, depth = marks.get(key, (None, None, None))
+        when = float(getattr(event, "timestamp", 0.0) or 0.0)
+        found = metadata.get(DEPTH)
+        depth = found if isinstance(found, int) else depth
+        if state == "started":
+            marks[key] = (when if start is None else start, end, depth)
+        else:
+            marks[key] = (start, when, depth)
+    return marks
+
+
 def _is_recording(run: Any) -> bool:
     return all(hasattr(run, name) for name in ("header", "model_calls", "tool_calls", "events"))
 
@@ -232,9 +257,11 @@ def _last_invocation(steps: list[Step]) -> list[Step]:
 
 
 # -- the timeline ---------------------------------------------------------------------------------
-def _spans(steps: list[Step]) -> list[Span]:
+def _spans(steps: list[Step], marks: Marks | None = None) -> list[Span]:
     """The timeline's bars: each agent's run per invocation, from the step before its first
-    one to its last one, and each enclosing agent (a path's ancestors) around its parts."""
+    one to its last one, and each enclosing agent (a path's ancestors) around its parts; where
+    the run noted when agents started and ended (`marks`), those times, and a bar for an agent
+    that said nothing."""
     own: dict[tuple[str, str], Span] = {}
     previous: dict[str, float] = {}  # the last step's time, per invocation
     for step in steps:
@@ -278,8 +305,17 @@ def _spans(steps: list[Step]) -> list[Span]:
                 True,
                 (found.failed if found else False) or span.failed,
             )
-    every = [*own.values(), *around.values()]
-    return sorted(every, key=lambda s: (s.start, s.path.count("/"), s.path))
+    every = {**around, **own}
+    for key, (began, ended, noted_depth) in (marks or {}).items():
+        if began is None or ended is None:
+            continue
+        known = every.get(key)
+        if known is None:  # it started and ended without an event of its own
+            every[key] = Span(key[1], key[0], began, ended, 0, noted_depth, False, False)
+        else:
+            depth = known.depth if known.depth is not None else noted_depth
+            every[key] = replace(known, start=began, end=ended, depth=depth)
+    return sorted(every.values(), key=lambda s: (s.start, s.path.count("/"), s.path))
 
 
 def _rows(bars: list[Span]) -> list[str]:
@@ -303,11 +339,11 @@ def _rows(bars: list[Span]) -> list[str]:
     return rows
 
 
-def _timeline(plotly: Any, steps: list[Step], clock: bool) -> Any:
+def _timeline(plotly: Any, steps: list[Step], clock: bool, marks: Marks | None) -> Any:
     go = plotly.graph_objects
-    bars = _spans(steps)
+    bars = _spans(steps, marks)
     rows = _rows(bars)
-    origin = min((step.at for step in steps), default=0.0)
+    origin = min([step.at for step in steps] + [span.start for span in bars], default=0.0)
     total = max((span.end - origin for span in bars), default=0.0)
     # a span of one event has no length; draw it as a sliver so it can be seen and hovered
     least = (total or 1.0) / 150
@@ -511,6 +547,7 @@ def _render(
     title: str,
     clock: bool = True,
     subtitle: str = "",
+    marks: Marks | None = None,
 ) -> str:
     """The HTML page of some steps and their usage report (what `html_report` writes)."""
     plotly = _plotly()
@@ -563,7 +600,7 @@ def _render(
             + "</p>"
         )
         parts.append(
-            _timeline(plotly, steps, clock).to_html(
+            _timeline(plotly, steps, clock, marks).to_html(
                 full_html=False, include_plotlyjs=False, div_id="timeline", config=config
             )
         )
@@ -606,7 +643,8 @@ def html_report(
     """The run report of `run` as one self-contained HTML page (needs the `report` extra).
 
     `run`: what `usage()` takes (run()'s events, ADK Events, a stored Session) or a replay
-    Recording. `last_run=True` shows the last invocation only. `prices` prices a recording's
+    Recording; the events of a turn run with `lifecycle=True` give each agent's bar its exact
+    start and end. `last_run=True` shows the last invocation only. `prices` prices a recording's
     calls (a session's events carry their cost already); the default table otherwise."""
     _plotly()
     if _is_recording(run):
@@ -618,6 +656,7 @@ def html_report(
             f"{len(run.model_calls)} model call(s), {len(run.tool_calls)} tool call(s)"
         )
         clock = False
+        marks: Marks = {}
     else:
         session = None
         if hasattr(run, "events") and not isinstance(run, list | tuple):
@@ -625,6 +664,7 @@ def html_report(
         events = list(run or ())
         steps = _event_steps(events)
         report = usage(events)
+        marks = _lifecycle_marks(events)
         subtitle = (
             f"session {session.id} of app {session.app_name}, user {session.user_id}"
             if session is not None
@@ -633,6 +673,7 @@ def html_report(
         clock = True
     if last_run and steps:
         steps = _last_invocation(steps)
+        marks = {key: mark for key, mark in marks.items() if key[0] == steps[0].invocation_id}
         report = report.last_invocation() if report.calls else report
         subtitle += ("; " if subtitle else "") + "the last run"
-    return _render(steps, report, title=title, clock=clock, subtitle=subtitle)
+    return _render(steps, report, title=title, clock=clock, subtitle=subtitle, marks=marks)

@@ -226,6 +226,26 @@ async def test_an_empty_session_is_a_page_that_says_so(sqlite_url, tmp_path, cap
     assert html_report([]).count("no model calls recorded") == 1
 
 
+async def test_a_turn_run_with_lifecycle_events_gives_exact_starts_and_ends():
+    from adk_fluent import ExecutionConfig
+    from adk_fluent.testing import mock_backend
+    from tests.support.report_runs import scripts
+
+    config = ExecutionConfig(middleware=[cost_attribution()])
+    events = await support_flow().run(
+        "Where is A7?", backend=mock_backend(scripts()), config=config, lifecycle=True
+    )
+    (bars,), _ = figure(html_report(events), "timeline")
+    # audit passed without a word: only its start and end show it ran
+    assert f"{ROOT}/audit" in bars["y"]
+    # the pipeline started first, and everything else started while it ran
+    root = bars["y"].index(ROOT)
+    assert bars["base"][root] == 0.0
+    assert max(bars["base"]) < bars["base"][root] + bars["x"][root]
+    (plain,), _ = figure(html_report([e for e in events if not e.agent_state]), "timeline")
+    assert f"{ROOT}/audit" not in plain["y"]
+
+
 # -- a recording --------------------------------------------------------------------------------
 @pytest.mark.parametrize("suffix", [".json", ".jsonl"])
 async def test_the_page_of_a_recording(tmp_path, suffix):
