@@ -9,7 +9,7 @@ DOCS_STAMP := $(VENV)/.docs-installed
 help:  ## List the commands (this page).
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:[^#]*## /\t/' | awk -F'\t' '{printf "  make %-14s %s\n", $$1, $$2}'
 
-.PHONY: help setup demo docs docs-serve regen check gate test test-workflow test-as-user test-fast test-unit tide tide-one tide-newest lint typecheck bench bench-quick clean
+.PHONY: help setup demo docs docs-serve regen check gate test test-workflow test-as-user test-fast test-unit tide tide-one tide-newest lint typecheck bench bench-quick report-screenshot clean
 
 # pytest rewrites assertions in test modules and plugins; let it cache them in __pycache__ even
 # where the environment turns bytecode caching off (it would otherwise recompile ~200 modules on
@@ -109,6 +109,9 @@ bench: $(STAMP)  ## Benchmarks: ratios against raw ADK doing the same work, a PA
 
 bench-quick: $(STAMP)  ## The benchmarks' CI guard (~40 s): per-turn and build costs, failing past 1.5x a budget.
 	$(BIN)/python -m bench --quick
+
+report-screenshot: $(STAMP)  ## Regenerate docs/images/run-report.png (a real run's HTML report in headless chromium; .ci/install-chromium).
+	$(BIN)/python -m tests.support.report_screenshot
 
 clean:  ## Remove .venv, .nox, caches and the built site.
 	rm -rf $(VENV) .nox .pytest_cache .mypy_cache site

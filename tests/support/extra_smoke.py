@@ -8,6 +8,7 @@ db       a conversation on SQLite, continued after the stores are closed (a relo
 a2a      a pipeline served over A2A on 127.0.0.1, its card and one message/send answered
 eval     an evaluation suite run offline, and ADK's user simulator imports
 otel     otel_enrichment's attributes on ADK's spans, read by an in-memory exporter
+report   `adk-fluent report --recording F --html OUT` writes a page that needs no network
 codegen  `adk-fluent-codegen scan --output` of the installed google-adk
 docs     MkDocs with the theme and the reference plugin the site uses
 """
@@ -63,6 +64,27 @@ def check_base() -> None:
     assert done.returncode in (2, 3), (done.returncode, done.stdout, done.stderr)
     assert "[codegen]" in done.stderr and "Traceback" not in done.stderr, done.stderr
     ok(f"adk-fluent-codegen without its extra exits {done.returncode} naming the extra")
+    done = _report_html()
+    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
+    assert "[report]" in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    ok("adk-fluent report --html without its extra exits 2 naming the extra")
+
+
+def _report_html() -> subprocess.CompletedProcess[str]:
+    """A scripted turn recorded to rec.json, then `adk-fluent report --recording rec.json
+    --html run.html`."""
+    from adk_fluent import ExecutionConfig
+    from adk_fluent.replay import Recorder
+    from adk_fluent.testing import mock_backend
+
+    recorder = Recorder()
+    config = ExecutionConfig(middleware=[recorder])
+    scripted().ask_sync("Hi", backend=mock_backend({"helper": REPLY}), config=config)
+    recorder.save("rec.json")
+    cli = shutil.which("adk-fluent")
+    assert cli, "the console script adk-fluent is not installed"
+    command = [cli, "report", "--recording", "rec.json", "--html", "run.html"]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300)
 
 
 async def _db() -> None:
@@ -174,6 +196,15 @@ def check_otel() -> None:
     ok("otel_enrichment's attributes on ADK's spans")
 
 
+def check_report() -> None:
+    done = _report_html()
+    assert done.returncode == 0, (done.returncode, done.stdout, done.stderr)
+    page = Path("run.html").read_text(encoding="utf-8")
+    assert 'id="timeline"' in page and "Plotly.newPlot" in page, page[:300]
+    assert "<script src=" not in page, "the page loads a script from elsewhere"
+    ok("adk-fluent report --html wrote a page with plotly.js inside it")
+
+
 def check_codegen() -> None:
     cli = shutil.which("adk-fluent-codegen")
     assert cli, "the console script adk-fluent-codegen is not installed"
@@ -207,6 +238,7 @@ CHECKS: dict[str, Callable[[], None]] = {
     "a2a": check_a2a,
     "eval": check_eval,
     "otel": check_otel,
+    "report": check_report,
     "codegen": check_codegen,
     "docs": check_docs,
 }
