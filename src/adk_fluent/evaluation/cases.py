@@ -30,6 +30,7 @@ from adk_fluent.arguments import (
 )
 from adk_fluent.errors import EvalError, describe_value, with_article
 from adk_fluent.evaluation.matchers import Regex, check_value, is_matcher
+from adk_fluent.evaluation.mocks import checked_mocks
 from adk_fluent.evaluation.scoring import rouge1
 
 ResponseMode = Literal["exact", "contains", "regex", "rouge"]
@@ -283,6 +284,9 @@ class FluentCase:
       (`Billing.intent`), values a value, ANY, a Regex, or a predicate (`lambda v: v > 0.8`);
     - `target`: evaluate only the agent or sub-pipeline of that name, on its own, with
       `state` seeding what it reads;
+    - `mock_tools`: tools that answer with the value given instead of running
+      (`{"charge_card": {"status": "charged"}}`): the model still makes the call, the world is
+      not touched; exported eval sets say what was mocked (evaluation/mocks.py);
     - `tags` group results in the report; `id` names the case (derived from the input if not
       given; give one to compare runs across edits of the input).
     """
@@ -298,6 +302,7 @@ class FluentCase:
     id: str | None = None
     user_id: str = "eval_user"
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    mock_tools: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         label = self.id if isinstance(self.id, str) else None
@@ -355,6 +360,7 @@ class FluentCase:
                 field="user_id",
                 hint="e.g. user_id='eval_user' (the default).",
             )
+        object.__setattr__(self, "mock_tools", checked_mocks(self.mock_tools, label))
         object.__setattr__(self, "_label", label)
 
     def _turns(self, label: str | None) -> tuple[Turn, ...]:

@@ -36,6 +36,7 @@ from adk_fluent.evaluation.matchers import decode, encode, encoded_for_file, ser
 TRAJECTORY_METRIC = "adk_fluent_trajectory"
 RESPONSE_METRIC = "adk_fluent_response"
 METADATA_KEY = "adk_fluent"
+MOCKS_KEY = "mock_tools"  # under METADATA_KEY on the first user turn's part: what was mocked
 # The functions `adk eval` imports for adk-fluent's metrics (custom_metrics code_config).
 FUNCTION_PATHS = {
     TRAJECTORY_METRIC: "adk_fluent.evaluation.adk_metrics.trajectory_metric",
@@ -177,6 +178,16 @@ def to_eval_case(
     if simulation is not None:
         from google.adk.evaluation.conversation_scenarios import ConversationScenario
 
+        if case.mock_tools and not run:
+            raise EvalError(
+                "a simulated case's mock_tools cannot be written to an eval set: ADK's "
+                "conversation scenario has no place for them",
+                case=case.case_id,
+                field="mock_tools",
+                hint="keep simulated cases with mocks in the suite's YAML file "
+                "(to_yaml_file), which holds them, or give the case fixed turns.",
+            )
+
         plan = simulation.plan
         if simulation.persona:
             plan = f"You are {simulation.persona}.\n{plan}"
@@ -185,6 +196,10 @@ def to_eval_case(
         )
         return EvalCase(conversation_scenario=scenario, **common)
     conversation = [to_invocation(turn, case.case_id, predicates) for turn in case.turns]
+    if case.mock_tools:
+        # what the case mocked, where ADK's metrics do not look: the first user turn's metadata
+        part = conversation[0].user_content.parts[0]
+        part.part_metadata = {METADATA_KEY: {MOCKS_KEY: dict(case.mock_tools)}}
     return EvalCase(conversation=conversation, **common)
 
 
@@ -345,8 +360,21 @@ def from_eval_case(eval_case: Any, simulator: tuple[str, int] | None = None) -> 
         state=dict(session.state) if session else None,
         id=case_id,
         user_id=session.user_id if session and session.user_id else "eval_user",
+        mock_tools=_mocks_of(eval_case),
     )
     return with_adk_source(case, eval_case.model_copy(deep=True))
+
+
+def _mocks_of(eval_case: Any) -> dict[str, Any] | None:
+    """The tools an exported case mocked (to_eval_case writes them), or None."""
+    if not eval_case.conversation:
+        return None
+    content = eval_case.conversation[0].user_content
+    for part in (content.parts if content else None) or ():
+        meta = (part.part_metadata or {}).get(METADATA_KEY)
+        if isinstance(meta, dict) and isinstance(meta.get(MOCKS_KEY), dict):
+            return dict(meta[MOCKS_KEY])
+    return None
 
 
 def eval_config(metrics: Iterable[MetricSpec]) -> Any:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
+import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from adk_fluent.evaluation.compile import (
     to_eval_set,
 )
 from adk_fluent.evaluation.matchers import check_value, show
+from adk_fluent.evaluation.mocks import mocking
 from adk_fluent.evaluation.report import (
     CaseResult,
     MetricOutcome,
@@ -81,7 +83,12 @@ def simulator_provider(simulation: UserSimulation | None) -> Any:
 
 
 async def infer_with_app(
-    app: Any, eval_set: Any, services: Services, parallelism: int, provider: Any
+    app: Any,
+    eval_set: Any,
+    services: Services,
+    parallelism: int,
+    provider: Any,
+    ids: Sequence[str] | None = None,
 ) -> list[Any]:
     """ADK's InferenceResults for the eval set's cases, each run through a Runner of the App,
     the user's messages coming from ADK's user simulator (static turns or an LLM) as in ADK's
@@ -144,8 +151,9 @@ async def infer_with_app(
                 result.error_message = f"{type(error).__name__}: {error}"
         return result
 
+    chosen = [case for case in eval_set.eval_cases if ids is None or case.eval_id in ids]
     try:
-        return list(await asyncio.gather(*(one(case) for case in eval_set.eval_cases)))
+        return list(await asyncio.gather(*(one(case) for case in chosen)))
     finally:
         await runner.close()
 
@@ -204,15 +212,29 @@ async def evaluate_group(
     if native:
         settings["app"] = app
     service = LocalEvalService(**settings)
-    if native:
-        request = InferenceRequest(
-            app_name=app.name,
-            eval_set_id=eval_set.eval_set_id,
-            inference_config=InferenceConfig(parallelism=parallelism),
-        )
-        inferences = [result async for result in service.perform_inference(request)]
-    else:
-        inferences = await infer_with_app(app, eval_set, services, parallelism, provider)
+    # Cases run together when they mock the same tools the same way (most suites: none); the
+    # runs of each set see its mocks (mocks.py: the tasks ADK starts copy the context).
+    by_mocks: dict[str, list[str]] = {}
+    mocks_of: dict[str, Any] = {}
+    for case in cases:
+        key = json.dumps(dict(case.mock_tools or {}), sort_keys=True, default=str)
+        by_mocks.setdefault(key, []).append(case.case_id)
+        mocks_of[key] = case.mock_tools
+    inferences: list[Any] = []
+    for key, ids in by_mocks.items():
+        with mocking(mocks_of[key]):
+            if native:
+                request = InferenceRequest(
+                    app_name=app.name,
+                    eval_set_id=eval_set.eval_set_id,
+                    eval_case_ids=ids if len(by_mocks) > 1 else None,
+                    inference_config=InferenceConfig(parallelism=parallelism),
+                )
+                inferences += [result async for result in service.perform_inference(request)]
+            else:
+                inferences += await infer_with_app(
+                    app, eval_set, services, parallelism, provider, ids
+                )
     # A case whose run failed has nothing to score (ADK 1.x's evaluate() would raise on it);
     # it is reported as an error with the run's message.
     ran = [result for result in inferences if result.inferences is not None]

@@ -68,7 +68,7 @@ SuiteT = TypeVar("SuiteT", bound=Suite)
 _OWN_METRICS = (TRAJECTORY_METRIC, RESPONSE_METRIC)
 _CASE_KEYS = {
     "id", "input", "turns", "simulate", "response", "tools", "reference", "state",
-    "expect_state", "target", "tags", "user_id",
+    "expect_state", "target", "tags", "user_id", "mock_tools",
 }  # fmt: skip
 _SIMULATE_KEYS = {"starting_prompt", "plan", "model", "max_turns", "persona"}
 _SUITE_KEYS = {"name", "trajectory_match", "metrics", "num_runs", "cases"}
@@ -233,6 +233,7 @@ def _case_from(data: Any, index: int) -> FluentCase:
         tags=data.get("tags") or (),
         id=data.get("id"),
         user_id=data.get("user_id", "eval_user"),
+        mock_tools=data.get("mock_tools"),
     )
 
 
@@ -326,6 +327,8 @@ def case_to_data(case: FluentCase) -> dict[str, Any]:
         data["tags"] = list(case.tags)
     if case.user_id != "eval_user":
         data["user_id"] = case.user_id
+    if case.mock_tools:
+        data["mock_tools"] = dict(case.mock_tools)
     return data
 
 

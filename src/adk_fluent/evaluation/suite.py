@@ -405,6 +405,9 @@ class FluentEvalSuite:
             chosen = self._select(cases, tags)
             specs = self.metric_specs()
             self._check_metric_names(specs)
+            given_config = config  # what the report names; mocks are the evaluation's own
+            if any(case.mock_tools for case in chosen):
+                config = self._with_mocks(chosen, config)
             # One LocalEvalService per sub-graph and user simulator (ADK configures the
             # simulator per service): static cases share one.
             groups: dict[tuple[str | None, Any], list[FluentCase]] = {}
@@ -455,8 +458,29 @@ class FluentEvalSuite:
                 metrics=[spec.name for spec in specs],
                 seconds=time.perf_counter() - started,
                 case_results=adk_results,
-                config=describe_config(config),
+                config=describe_config(given_config),
             )
+
+    def _with_mocks(self, chosen: Sequence[FluentCase], config: Any) -> Any:
+        """`config` with the middleware answering the cases' mocked tools, every mocked name
+        checked against the pipeline's tools first (a misspelt one would run the real tool)."""
+        from adk_fluent.evaluation.mocks import check_mocked_names, with_mocks
+
+        if not _is_builder(self.pipeline):
+            mocked = next(case for case in chosen if case.mock_tools)
+            raise EvalError(
+                "mock_tools answers tools through an adk-fluent pipeline's middleware, and this "
+                "suite evaluates a native ADK agent",
+                case=mocked.case_id,
+                field="mock_tools",
+                hint="evaluate the adk-fluent pipeline (Agent(...) >> ...), or give the native "
+                "agent a before_tool_callback that returns the mocked reply.",
+            )
+        root = self.pipeline.to_ir()
+        for case in chosen:
+            if case.mock_tools:
+                check_mocked_names(root, case.case_id, case.mock_tools)
+        return with_mocks(config)
 
     def run_sync(self, **options: Any) -> FluentEvalReport:
         """`run()` for code without an event loop (a script, a notebook cell without await)."""

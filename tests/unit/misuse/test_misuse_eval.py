@@ -503,6 +503,53 @@ CASES = [
         "'response_match_scor'",
         "did you mean 'response_match_score'",
     ),
+    # FluentCase(mock_tools=...)
+    case(
+        "mock-tools-a-list",
+        lambda: FluentCase("Book Paris", mock_tools=["book"]),
+        "mock_tools",
+        "tool name -> its reply",
+    ),
+    case(
+        "mock-tools-empty",
+        lambda: FluentCase("Book Paris", mock_tools={}),
+        "mock_tools",
+        "an empty mapping",
+    ),
+    case(
+        "mock-tools-name-not-a-tool-name",
+        lambda: FluentCase("Book Paris", mock_tools={"book a trip": {}}),
+        "mock_tools",
+        "'book a trip'",
+    ),
+    case(
+        "mock-tools-reply-not-json",
+        lambda: FluentCase("Book Paris", mock_tools={"book": {"when": object()}}),
+        "mock_tools",
+        "'book'",
+        "JSON value",
+    ),
+    case(
+        "mock-tools-unknown-tool-at-run",
+        lambda: _suite(
+            FluentCase("Book Paris", tools=["book"], mock_tools={"bok": {"ok": True}}, id="p")
+        ).run(),
+        "case 'p'",
+        "mock_tools",
+        "'bok'",
+        "did you mean 'book'",
+    ),
+    case(
+        "mock-tools-native-agent-suite",
+        lambda: FluentEvalSuite(
+            "shop",
+            _native_app(),
+            [FluentCase("Hi", response="Hello", mock_tools={"x": 1}, id="hi")],
+        ).run(),
+        "case 'hi'",
+        "mock_tools",
+        "native ADK agent",
+    ),
 ]
 
 
