@@ -71,10 +71,11 @@ def tool_names(root: Node) -> set[str]:
             continue
         tools = node.tools if isinstance(node.tools, list | tuple) else ()
         for tool in tools:
-            if isinstance(tool, AgentToolSpec):
-                name = tool.agent.name  # ADK's AgentTool is called by its agent's name
-            else:
-                name = getattr(tool, "name", None) or getattr(tool, "__name__", None)
+            name: Any = (
+                tool.agent.name  # ADK's AgentTool is called by its agent's name
+                if isinstance(tool, AgentToolSpec)
+                else getattr(tool, "name", None) or getattr(tool, "__name__", None)
+            )
             if isinstance(name, str):
                 names.add(name)
     return names
@@ -109,7 +110,7 @@ class ToolMocks(Middleware):
         if not mocks:
             return None
         name = getattr(tool, "name", None)
-        if name not in mocks:
+        if not isinstance(name, str) or name not in mocks:
             return None
         reply = json.loads(json.dumps(mocks[name]))  # a fresh copy per call
         return reply if isinstance(reply, dict) else {"result": reply}
