@@ -179,10 +179,43 @@ def build_app(
 
         kwargs["resumability_config"] = ResumabilityConfig(is_resumable=True)
     if config.compaction is not None:
-        from google.adk.apps.app import EventsCompactionConfig
-
-        kwargs["events_compaction_config"] = EventsCompactionConfig(
-            compaction_interval=config.compaction.interval,
-            overlap_size=config.compaction.overlap,
-        )
+        kwargs["events_compaction_config"] = _compaction(config.compaction)
     return App(**kwargs)
+
+
+def _compaction(compaction: Any) -> Any:
+    """ADK's EventsCompactionConfig for a CompactionConfig; a setting the installed ADK does not
+    have (or a trigger it requires) is refused naming it."""
+    from google.adk.apps.app import EventsCompactionConfig
+
+    from adk_fluent.adk.compat import adk_version, compaction_settings
+
+    fields, required = compaction_settings()
+    settings = {
+        "compaction_interval": compaction.interval,
+        "overlap_size": compaction.overlap,
+        "token_threshold": compaction.token_threshold,
+        "event_retention_size": compaction.event_retention_size,
+    }
+    ours = {"compaction_interval": "interval", "overlap_size": "overlap"}
+    for name, value in settings.items():
+        shown = ours.get(name, name)
+        if value is not None and name not in fields:
+            raise BuildError(
+                f"the installed google-adk {adk_version()} has no {name} in its events "
+                "compaction, so CompactionConfig cannot apply it",
+                where="CompactionConfig",
+                field=shown,
+                hint="upgrade google-adk to a release whose EventsCompactionConfig has it, or "
+                "compact by interval only: CompactionConfig(interval=10, overlap=2).",
+            )
+        if value is None and name in required:
+            raise BuildError(
+                f"the installed google-adk {adk_version()} always needs {shown} in its events "
+                "compaction (its token trigger comes with the interval one)",
+                where="CompactionConfig",
+                field=shown,
+                hint="give both: CompactionConfig(interval=10, overlap=2, token_threshold=..., "
+                "event_retention_size=...).",
+            )
+    return EventsCompactionConfig(**{k: v for k, v in settings.items() if v is not None})

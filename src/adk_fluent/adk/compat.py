@@ -378,3 +378,14 @@ def run_content_capture(capture: bool) -> Any:
     config_class, modes = settings
     mode = modes.SPAN_ONLY if capture else modes.NO_CONTENT
     return config_class(capture_message_content=mode)
+
+
+@functools.cache
+def compaction_settings() -> tuple[frozenset[str], frozenset[str]]:
+    """The fields ADK's EventsCompactionConfig has, and those it requires (1.x requires the
+    interval pair; token_threshold / event_retention_size came later than some releases):
+    asked of the installed class, never of the version."""
+    from google.adk.apps.app import EventsCompactionConfig
+
+    fields = EventsCompactionConfig.model_fields
+    return frozenset(fields), frozenset(name for name, info in fields.items() if info.is_required())

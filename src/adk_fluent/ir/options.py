@@ -7,7 +7,13 @@ from dataclasses import dataclass, field, fields
 from operator import attrgetter
 from typing import Any, Literal
 
-from adk_fluent.arguments import checked_choice, checked_instance, checked_number, checked_text
+from adk_fluent.arguments import (
+    checked_choice,
+    checked_count,
+    checked_instance,
+    checked_number,
+    checked_text,
+)
 from adk_fluent.errors import BuildError, describe_value, did_you_mean
 from adk_fluent.ir.middleware import check_middleware, config_places
 
@@ -44,10 +50,54 @@ class BuildOptions:
 
 @dataclass(frozen=True)
 class CompactionConfig:
-    """ADK's events compaction (EventsCompactionConfig): summarise old events every `interval` turns."""
+    """ADK's events compaction (EventsCompactionConfig): summarise old events every `interval`
+    turns (keeping `overlap` turns of the last summary's range), and/or after a turn whose
+    prompt reached `token_threshold` tokens (keeping the last `event_retention_size` events as
+    they are). Each pair is set together; `interval=None` leaves only the token trigger (where
+    the installed ADK allows it: adk/app.py asks its EventsCompactionConfig)."""
 
-    interval: int = 10
-    overlap: int = 2
+    interval: int | None = 10
+    overlap: int | None = 2
+    token_threshold: int | None = None
+    event_retention_size: int | None = None
+
+    def __post_init__(self) -> None:
+        where = "CompactionConfig"
+        for name, least in (
+            ("interval", 1),
+            ("overlap", 0),
+            ("token_threshold", 1),
+            ("event_retention_size", 0),
+        ):
+            value = getattr(self, name)
+            if value is not None:
+                checked_count(value, None, name, least=least, hint=_COMPACTION_HINT, where=where)
+        for first, second in (("interval", "overlap"), ("token_threshold", "event_retention_size")):
+            if (getattr(self, first) is None) != (getattr(self, second) is None):
+                given, missing = (
+                    (first, second) if getattr(self, first) is not None else (second, first)
+                )
+                raise BuildError(
+                    f"{given} is set without {missing}: ADK takes them as a pair",
+                    where=where,
+                    field=missing,
+                    hint=_COMPACTION_HINT,
+                )
+        if self.interval is None and self.token_threshold is None:
+            raise BuildError(
+                "no compaction trigger: give interval (and overlap), or token_threshold (and "
+                "event_retention_size), or both",
+                where=where,
+                field="interval",
+                hint=_COMPACTION_HINT,
+            )
+
+
+_COMPACTION_HINT = (
+    "CompactionConfig(interval=10, overlap=2) summarises every 10 turns; "
+    "CompactionConfig(token_threshold=50_000, event_retention_size=20) after a turn whose prompt "
+    "reached 50,000 tokens, keeping the last 20 events."
+)
 
 
 SPAN_EXPORTER_NAMES = ("console", "otlp")

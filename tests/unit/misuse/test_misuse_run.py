@@ -10,7 +10,7 @@ import pytest
 from google.adk.agents.run_config import RunConfig as _RunConfig
 from google.genai import types
 
-from adk_fluent import Agent, ExecutionConfig
+from adk_fluent import Agent, CompactionConfig, ExecutionConfig
 from adk_fluent.testing import ScriptedModel, delay, mock_backend, repeat
 from tests.support.misuse import case, check, ids
 
@@ -151,6 +151,37 @@ CASES = [
         "kit-script-step-a-set-in-a-repeat",
         lambda: ScriptedModel([repeat("ok", {1, 2}, times=2)]),
         "script step #1 is a set",
+    ),
+    # CompactionConfig: each trigger is a pair; at least one trigger
+    case(
+        "compaction-token-threshold-alone",
+        lambda: CompactionConfig(token_threshold=50_000),
+        "CompactionConfig",
+        "event_retention_size",
+        "pair",
+    ),
+    case(
+        "compaction-interval-without-overlap",
+        lambda: CompactionConfig(interval=5, overlap=None),
+        "CompactionConfig",
+        "overlap",
+    ),
+    case(
+        "compaction-no-trigger",
+        lambda: CompactionConfig(interval=None, overlap=None),
+        "CompactionConfig",
+        "no compaction trigger",
+    ),
+    case(
+        "compaction-threshold-zero",
+        lambda: CompactionConfig(token_threshold=0, event_retention_size=5),
+        "token_threshold",
+        "positive whole number",
+    ),
+    case(
+        "compaction-retention-text",
+        lambda: CompactionConfig(token_threshold=100, event_retention_size="20"),
+        "event_retention_size",
     ),
 ]
 

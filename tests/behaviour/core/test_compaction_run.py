@@ -1,0 +1,62 @@
+"""Events compaction through the real Runner on SQLite, on both ADK ends: the token trigger
+summarises all but the last events after a turn whose prompt reached the threshold, the next
+request is built from the summary, and the store keeps every event; a token-only config on an
+ADK that always needs the interval pair is refused when the App is built."""
+
+from __future__ import annotations
+
+import pytest
+
+from adk_fluent import Agent, BuildError, CompactionConfig, ExecutionConfig
+from adk_fluent.adk.compat import compaction_settings
+from adk_fluent.testing import mock_backend, with_usage
+from tests.conftest import request_texts
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*EXPERIMENTAL.*:UserWarning")
+
+
+async def test_a_large_prompt_triggers_a_summary_the_next_request_is_built_from(sqlite_url):
+    config = ExecutionConfig(
+        compaction=CompactionConfig(
+            interval=100, overlap=1, token_threshold=4000, event_retention_size=1
+        )
+    )
+    chat = Agent("chat").instruct("Chat.")
+    backend = mock_backend(
+        {
+            "chat": [
+                with_usage("first answer", input=5000, output=10),
+                "SUMMARY OF EARLIER",
+                with_usage("second answer", input=100, output=5),
+            ]
+        }
+    )
+    options = {"backend": backend, "config": config, "session_store": sqlite_url}
+    await chat.run("hello", session_id="s", **options)
+    await chat.run("again", session_id="s", **options)
+
+    sent = "\n".join(request_texts(backend.requests["chat"][2]))
+    assert "SUMMARY OF EARLIER" in sent and "hello" not in sent
+    assert "first answer" in sent  # the last event is kept as it was
+    stored = (await chat.session("s", **options)).events
+    texts = [e.content.parts[0].text for e in stored if e.content and e.content.parts]
+    assert texts[:2] == ["hello", "first answer"]  # summarised, still stored
+    assert sum(1 for e in stored if getattr(e.actions, "compaction", None)) == 1
+    backend.assert_consumed()
+
+
+async def test_a_token_only_config_where_adk_needs_the_interval_pair_is_refused():
+    config = ExecutionConfig(
+        compaction=CompactionConfig(
+            interval=None, overlap=None, token_threshold=4000, event_retention_size=5
+        )
+    )
+    build = lambda: Agent("chat").instruct("Chat.").to_app(config)  # noqa: E731
+    _, required = compaction_settings()
+    if "compaction_interval" in required:
+        with pytest.raises(BuildError, match="always needs interval"):
+            build()
+    else:
+        app = build()
+        assert app.events_compaction_config.token_threshold == 4000
+        assert app.events_compaction_config.compaction_interval is None
