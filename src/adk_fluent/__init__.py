@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from adk_fluent.ir.content import Modality as Modality
     from adk_fluent.ir.middleware import Middleware as Middleware
     from adk_fluent.ir.model_selection import ModelCandidate as ModelCandidate
+    from adk_fluent.ir.model_selection import ModelFeedback as ModelFeedback
     from adk_fluent.ir.options import CompactionConfig as CompactionConfig
     from adk_fluent.ir.options import ExecutionConfig as ExecutionConfig
     from adk_fluent.ir.options import TelemetryConfig as TelemetryConfig

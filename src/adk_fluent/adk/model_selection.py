@@ -16,6 +16,7 @@ The policy and the rule that picks live in ir/model_selection.py (no ADK there).
 
 from __future__ import annotations
 
+import random
 import threading
 import weakref
 from collections import OrderedDict
@@ -26,9 +27,10 @@ from typing import Any
 from google.adk.models.registry import LLMRegistry
 from google.genai import types
 
-from adk_fluent.adk.compat import presigned
+from adk_fluent.adk.compat import invocation_of, presigned
 from adk_fluent.errors import BuildError
 from adk_fluent.ir.model_selection import (
+    SELECTED_KEY,
     ModelSelectorNode,
     Selection,
     SelectionInput,
@@ -111,12 +113,26 @@ def _state_view(callback_context: Any) -> MappingProxyType[str, Any]:
     return MappingProxyType(snapshot)  # a condition reads state; it never writes it
 
 
+_PICKS_KEPT = 4096  # model calls in flight at once whose pick waits for its reply
+
+
 class ModelSelection:
     """The before-model callback of an agent with `.model_select()`: picks this call's model
-    and sets it on the request (first among the agent's own callbacks, after a C view)."""
+    and sets it on the request (first among the agent's own callbacks, after a C view). Its
+    `note` is the agent's first after-model callback: it writes the pick into the reply's
+    custom_metadata (SELECTED_KEY), so the stored event says which model answered and
+    `ModelFeedback.rate(events, ...)` can rate it."""
 
     def __init__(self, selector: ModelSelectorNode) -> None:
         self.selector = selector
+        # the adaptive strategy's exploration draws: one generator per compiled agent, seeded
+        # (a fresh process with the same seed and the same calls draws the same numbers)
+        self._random = (
+            random.Random(selector.seed)
+            if selector.strategy == "adaptive" and selector.explore > 0
+            else None
+        )
+        self._picks: OrderedDict[int, str] = OrderedDict()
 
     def __call__(self, callback_context: Any, llm_request: Any) -> None:
         seen = SelectionInput(
@@ -124,11 +140,27 @@ class ModelSelection:
             input_tokens=estimate_tokens(request_chars(llm_request)),
             agent=self.selector.name,
         )
+        draw = self._random.random() if self._random is not None else None
         # ADK has put the agent's own model name in the request (an ancestor's or its default
         # when the agent has none): that is the model when no candidate is left
-        selection = select_model(self.selector, seen, default=llm_request.model or "")
+        selection = select_model(self.selector, seen, default=llm_request.model or "", draw=draw)
         llm_request.model = selection.model
         _record(llm_request, selection)
+        with _lock:
+            self._picks[id(invocation_of(callback_context))] = selection.model
+            while len(self._picks) > _PICKS_KEPT:
+                self._picks.popitem(last=False)
+        return None
+
+    def note(self, callback_context: Any, llm_response: Any) -> None:
+        """Write this call's pick into the reply (partial chunks included: each is an event)."""
+        with _lock:
+            model = self._picks.get(id(invocation_of(callback_context)))
+        if model is not None:
+            llm_response.custom_metadata = {
+                **(llm_response.custom_metadata or {}),
+                SELECTED_KEY: model,
+            }
         return None
 
     def __repr__(self) -> str:
@@ -212,6 +244,13 @@ def install_model_selection(node: Any, kwargs: dict[str, Any], *, scripted: bool
     """Put the selection step first among the agent's before_model callbacks (compile.py adds a
     C view in front of it afterwards, so the selection measures the contents actually sent)."""
     check_backend(node, scripted=scripted)
-    existing = kwargs.get("before_model_callback")
-    callbacks = [] if existing is None else existing if isinstance(existing, list) else [existing]
-    kwargs["before_model_callback"] = [presigned(ModelSelection(node.model_selector)), *callbacks]
+    selection = ModelSelection(node.model_selector)
+    for field, callback in (
+        ("before_model_callback", selection),
+        ("after_model_callback", selection.note),
+    ):
+        existing = kwargs.get(field)
+        callbacks = (
+            [] if existing is None else existing if isinstance(existing, list) else [existing]
+        )
+        kwargs[field] = [presigned(callback), *callbacks]

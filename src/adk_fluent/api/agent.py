@@ -370,12 +370,20 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
         requires: Any = (),
         prices: Any = None,
         expected_output_tokens: int = 500,
+        feedback: Any = None,
+        target: float = 0.8,
+        min_ratings: int = 5,
+        explore: float = 0.0,
+        seed: int | None = None,
     ) -> Self:
         """Pick this agent's model per call by a policy (docs/telemetry.md).
 
         `strategy` is "cost_optimized" (the cheapest candidate), "quality_optimized" (the
-        highest `quality_tier`) or "budget_bounded" (the best tier whose estimated cost fits
-        `state[budget_key]`, in USD; `fallback_model` once none fits). `candidates` are
+        highest `quality_tier`), "budget_bounded" (the best tier whose estimated cost fits
+        `state[budget_key]`, in USD; `fallback_model` once none fits) or "adaptive" (the
+        cheapest candidate whose recent ratings in `feedback`, a ModelFeedback, average at
+        least `target`, once it has `min_ratings` of them; `explore` is the share of calls that
+        try the next cheaper one, drawn with `seed`). `candidates` are
         ModelCandidates or model names; a candidate lacking a capability in `requires`, too
         small for the request (`max_input_tokens`) or whose `condition` says no is skipped.
         `prices` adds to or replaces the default price table; `expected_output_tokens` is the
@@ -393,6 +401,11 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
             requires=requires,
             prices=prices,
             expected_output_tokens=expected_output_tokens,
+            feedback=feedback,
+            target=target,
+            min_ratings=min_ratings,
+            explore=explore,
+            seed=seed,
         )
         return self._copy(_model_selector=selector)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from adk_fluent import Agent
+from adk_fluent import Agent, ModelFeedback
 from adk_fluent.ir.model_selection import ModelCandidate
 from adk_fluent.ir.prices import ModelPrice
 from adk_fluent.testing import mock_backend
@@ -34,12 +34,68 @@ CASES = [
         "cost_optimised",
         "did you mean 'cost_optimized'",
     ),
+    # the adaptive strategy
     case(
-        "model-select-strategy-adaptive",
+        "model-select-adaptive-without-feedback",
         lambda: select("adaptive", [FLASH]),
-        "strategy",
-        "adaptive",
-        "not provided",
+        "picker",
+        "feedback",
+        "ModelFeedback",
+    ),
+    case(
+        "model-select-adaptive-feedback-a-dict",
+        lambda: select("adaptive", [FLASH], feedback={}),
+        "feedback",
+        "ModelFeedback",
+    ),
+    case(
+        "model-select-adaptive-target-above-one",
+        lambda: select("adaptive", [FLASH], feedback=ModelFeedback(), target=8),
+        "target",
+        "from 0 to 1",
+    ),
+    case(
+        "model-select-adaptive-explore-too-large",
+        lambda: select("adaptive", [FLASH], feedback=ModelFeedback(), explore=0.9),
+        "explore",
+        "at most 0.5",
+    ),
+    case(
+        "model-select-adaptive-seed-text",
+        lambda: select("adaptive", [FLASH], feedback=ModelFeedback(), seed="7"),
+        "seed",
+        "whole number",
+    ),
+    case(
+        "model-select-adaptive-min-ratings-zero",
+        lambda: select("adaptive", [FLASH], feedback=ModelFeedback(), min_ratings=0),
+        "min_ratings",
+    ),
+    case(
+        "model-select-feedback-on-another-strategy",
+        lambda: select("cost_optimized", [FLASH], feedback=ModelFeedback()),
+        "picker",
+        "feedback",
+        "adaptive strategy",
+    ),
+    case(
+        "model-feedback-score-out-of-range",
+        lambda: ModelFeedback().record("picker", FLASH, 4),
+        "score",
+        "from 0 to 1",
+        "4 of 5 is 0.8",
+    ),
+    case(
+        "model-feedback-window-zero",
+        lambda: ModelFeedback(window=0),
+        "window",
+    ),
+    case(
+        "model-feedback-rate-events-without-a-pick",
+        lambda: ModelFeedback().rate([], 1.0, agent="picker"),
+        "events",
+        "picker",
+        ".model_select",
     ),
     case("model-select-strategy-not-text", lambda: select(1, [FLASH]), "strategy", "1"),
     # candidates
