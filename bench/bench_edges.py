@@ -15,6 +15,13 @@ chunked edge  writer -> speaker, the writer a streaming scripted model (adk_flue
                            the writer has finished
               Info rows: the point is chunked << complete (about one sentence's worth of the
               writer against all of it).
+token edge    backpressure: the writer streams `--pieces` pieces at once (no gap), the speaker
+              takes 2 ms a piece. `writer.then(speaker, edge="token")` (its buffer of 16) against
+              the same edge with a buffer larger than the reply (unbounded: the writer runs
+              ahead), one turn each, interleaved: the turn's wall time (the consumer sets the
+              pace, so the bound should cost nothing; goal within 1.10x). The peak number of
+              pieces waiting (what an unbounded queue holds in memory), read from the order the
+              client receives them, is in the notes. Raw ADK has no token edge to compare with.
 FanOut merge  a turn of `FanOut(a, b, c).merge("dict", into="results")` through a warm
               `to_runner()` Runner, scripted models answering at once, a new session per turn,
               against ADK's ParallelAgent(a, b, c) followed (in a SequentialAgent) by a custom
@@ -24,6 +31,7 @@ FanOut merge  a turn of `FanOut(a, b, c).merge("dict", into="results")` through 
               against a bare raw ParallelAgent is shown for context (info).
 
     python -m bench.bench_edges [--repeat N] [--fanout-repeat N] [--words N] [--gap SECONDS]
+                                [--pieces N] [--token-repeat N]
 """
 
 from __future__ import annotations
@@ -140,6 +148,55 @@ async def measure_edges(repeat: int, warmup: int, words: int, gap: float) -> dic
         "raw": lambda: first_token(runner_events(raw), "speaker", partial=False),
     }
     return await interleave_first_tokens(variants, repeat=repeat, warmup=warmup)
+
+
+# -- token edge: backpressure ----------------------------------------------------------------
+def token_pipeline(buffer: int | None) -> Any:
+    from adk_fluent import Agent
+
+    writer = Agent("writer").instruct("Write.").outputs("draft")
+    speaker = Agent("speaker").instruct("Say: {chunk}").outputs("spoken")
+    return writer.then(speaker, edge="token", buffer=buffer)
+
+
+async def token_turn(buffer: int | None, pieces: int) -> tuple[float, int]:
+    """One turn: (wall seconds, peak pieces waiting)."""
+    import time
+
+    from adk_fluent.testing import mock_backend, repeat, streamed
+
+    backend = mock_backend(
+        {
+            "writer": streamed(*[f"w{i} " for i in range(pieces)]),
+            "speaker": repeat(streamed("ok", gap=0.002)),
+        }
+    )
+    tree = token_pipeline(buffer)
+    waiting = peak = 0
+    started = time.perf_counter()
+    async for event in tree.stream(PROMPT, backend=backend, streaming="sse"):
+        if event.author == "writer" and event.is_partial:
+            waiting += 1
+            peak = max(peak, waiting)
+        elif event.state_delta.get("chunk"):
+            waiting -= 1
+    return time.perf_counter() - started, peak
+
+
+async def measure_token_edge(repeat: int, pieces: int) -> dict[str, list[float]]:
+    from adk_fluent.ir.edges import TOKEN_BUFFER
+
+    found: dict[str, list[float]] = {"bounded": [], "unbounded": []}
+    waits: dict[str, int] = {"bounded": 0, "unbounded": 0}
+    await token_turn(TOKEN_BUFFER, pieces)  # warm-up: imports, the compiled Apps
+    await token_turn(pieces * 2, pieces)
+    for _ in range(repeat):
+        for name, buffer in (("bounded", TOKEN_BUFFER), ("unbounded", pieces * 2)):
+            seconds, peak = await token_turn(buffer, pieces)
+            found[name].append(seconds)
+            waits[name] = max(waits[name], peak)
+    found["waiting"] = [float(waits["bounded"]), float(waits["unbounded"])]
+    return found
 
 
 # -- FanOut merge -------------------------------------------------------------------------------
@@ -271,10 +328,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--fanout-repeat", type=int, default=200, help="FanOut turns per variant")
     parser.add_argument("--words", type=int, default=100, help="words in the writer's reply")
     parser.add_argument("--gap", type=float, default=0.01, help="seconds before each word")
+    parser.add_argument("--pieces", type=int, default=300, help="pieces the token edge streams")
+    parser.add_argument("--token-repeat", type=int, default=3, help="token-edge turns per variant")
     args = parser.parse_args(argv)
     edge_warmup, fanout_warmup = 1, 10
     edges = asyncio.run(measure_edges(args.repeat, edge_warmup, args.words, args.gap))
     fanout = asyncio.run(measure_fanout(args.fanout_repeat, fanout_warmup))
+    token = asyncio.run(measure_token_edge(args.token_repeat, args.pieces))
     rows = [
         info_row("chunked edge: speaker's first reply", edges["chunked"], edges["raw"]),
         info_row("complete edge (>>): speaker's first reply", edges["complete"], edges["raw"]),
@@ -289,9 +349,15 @@ def main(argv: list[str] | None = None) -> None:
         ),
         info_row("FanOut(a, b, c) no merge: one turn", fanout["plain"], fanout["raw_plain"]),
         info_row("FanOut merge (raw: no merge, both adk-fluent)", fanout["merge"], fanout["plain"]),
+        ratio_row(
+            "token edge, buffer 16: one turn (raw: unbounded, both adk-fluent)",
+            token["bounded"],
+            token["unbounded"],
+            1.10,
+        ),
     ]
     report(
-        "bench_edges: chunked edge and FanOut merge, scripted models",
+        "bench_edges: chunked and token edges, FanOut merge, scripted models",
         rows,
         [
             f"chunked edge: medians of {args.repeat} interleaved SSE turns after {edge_warmup} "
@@ -300,6 +366,9 @@ def main(argv: list[str] | None = None) -> None:
             "in all); clock stopped at the speaker's first reply",
             f"FanOut: medians of {args.fanout_repeat} interleaved turns after {fanout_warmup} "
             "warm-up turns, 3 branches answering at once, a new session per turn",
+            f"token edge: medians of {args.token_repeat} interleaved turns of {args.pieces} "
+            "pieces after a warm-up turn each; peak pieces waiting for the speaker: "
+            f"{token['waiting'][0]:.0f} with the buffer of 16, {token['waiting'][1]:.0f} unbounded",
         ],
     )
 

@@ -710,6 +710,7 @@ class Compiler(ir.NodeVisitor[Around, Any]):
             name=node.name,
             by=node.by,
             key=node.key,
+            buffer=node.buffer,
             output_key=body_output_key(consumer),
             sub_agents=(yield from self.children(node, around)),
         )

@@ -42,6 +42,8 @@ from adk_fluent.ir.edges import (
     FIRST_COMPLETE,
     JOINS,
     MERGE_MODES,
+    TOKEN,
+    TOKEN_BUFFER,
     FanOutMerge,
 )
 from adk_fluent.ir.names import slug
@@ -110,6 +112,7 @@ class Expression(BuilderBase, Runnable):
         by: str | int | None = None,
         key: str | None = None,
         name: str | None = None,
+        buffer: int | None = None,
     ) -> Expression:
         """This step, then `next_step`, joined by an edge (docs/streaming.md).
 
@@ -120,7 +123,14 @@ class Expression(BuilderBase, Runnable):
         boundary) is written to state[`key`] (default "chunk") and `next_step` runs on it
         (reading e.g. `{chunk}` in its instruction), in chunk order, while this step is still
         writing. Chunks arrive word by word with `streaming="sse"`; without it, the whole reply
-        is chunked when it ends. `name` names the edge (default `chunked__<a>__<b>`)."""
+        is chunked when it ends. `name` names the edge (default `chunked__<a>__<b>`).
+
+        `edge="token"` hands `next_step` each piece of text as the model streams it (unstripped:
+        the pieces joined are the reply), for a consumer that takes a stream (speech, a
+        display). `buffer` is how many chunks may wait for the consumer (a token edge: 16 by
+        default, a chunked edge: no bound): when it is full, this step's stream is read no
+        further until the consumer takes one, so a slow consumer slows the producer instead of
+        growing memory."""
         kind = _edge_kind(edge, self.name)
         try:
             following = as_step(next_step, "then")
@@ -129,7 +139,7 @@ class Expression(BuilderBase, Runnable):
                 error.message, agent=self.name, field="next_step", hint=error.hint
             ) from None
         if kind == "complete":
-            for option, value in (("by", by), ("key", key), ("name", name)):
+            for option, value in (("by", by), ("key", key), ("name", name), ("buffer", buffer)):
                 if value is not None:
                     raise BuildError(
                         f"{option}= applies to a chunked edge, but this edge is complete",
@@ -139,7 +149,26 @@ class Expression(BuilderBase, Runnable):
                         f"drop {option}= (a complete edge is {self.name} >> next).",
                     )
             return self >> following
-        return ChunkedEdge(self, following, by="sentence" if by is None else by, key=key, name=name)
+        if kind == TOKEN:
+            if by is not None:
+                raise BuildError(
+                    "by= cuts a chunked edge's text, but a token edge passes each piece the "
+                    "model streams as it is",
+                    agent=self.name,
+                    field="by",
+                    hint=f"drop by=, or write {self.name}.then(next, edge='chunked', by=...).",
+                )
+            return ChunkedEdge(
+                self,
+                following,
+                by=TOKEN,
+                key=key,
+                name=name,
+                buffer=TOKEN_BUFFER if buffer is None else buffer,
+            )
+        return ChunkedEdge(
+            self, following, by="sentence" if by is None else by, key=key, name=name, buffer=buffer
+        )
 
     def execution_boundary(
         self, service: str | None = None, *, url: str = "", description: str = ""
@@ -948,6 +977,7 @@ class ChunkedEdge(Expression):
         by: str | int = "sentence",
         key: str | None = "chunk",
         name: str | None = None,
+        buffer: int | None = None,
     ) -> None:
         first = as_step(producer, "then")
         second = as_step(consumer, "then")
@@ -961,7 +991,18 @@ class ChunkedEdge(Expression):
                 hint="put the chunked edge after the agent that writes: "
                 "a >> writer.then(speaker, edge='chunked'), not (a >> writer).then(...).",
             )
-        self._by = _chunk_by(by, where)
+        self._by = TOKEN if by == TOKEN else _chunk_by(by, where)
+        self._buffer = (
+            None
+            if buffer is None
+            else checked_count(
+                buffer,
+                where,
+                "buffer",
+                least=1,
+                hint="the chunks that may wait for the next step, e.g. buffer=16.",
+            )
+        )
         key = "chunk" if key is None else key
         check_key(
             key,
@@ -973,7 +1014,7 @@ class ChunkedEdge(Expression):
         )
         if name is not None:
             check_name(name, "edge")
-        super().__init__(name or _auto_name("chunked", (first, second)))
+        super().__init__(name or _auto_name("token" if by == TOKEN else "chunked", (first, second)))
         self._producer, self._consumer, self._key = first, second, key
 
     def named(self, name: str) -> Self:
@@ -986,6 +1027,7 @@ class ChunkedEdge(Expression):
             name=self._name,
             by=self._by,
             key=self._key,
+            buffer=self._buffer,
             children=(self._producer.to_ir(), self._consumer.to_ir()),
             writes_keys=frozenset({self._key}),
             visibility=self._visibility,

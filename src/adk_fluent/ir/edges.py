@@ -18,8 +18,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-# The edges `.then(next, edge=...)` accepts; `first_complete` is a FanOut's join.
-EDGES: tuple[str, ...] = ("complete", "chunked")
+# The edges `.then(next, edge=...)` accepts; `first_complete` is a FanOut's join. A `token`
+# edge is a chunked edge whose chunks are the pieces of text the model streams, as they come.
+EDGES: tuple[str, ...] = ("complete", "chunked", "token")
+TOKEN = "token"  # a chunked edge's `by` for a token edge: each streamed piece, unstripped
+TOKEN_BUFFER = 16  # a token edge's pieces waiting for the consumer, at most (backpressure)
 # How a FanOut ends: when every branch has finished, or when the first one has.
 JOINS: tuple[str, ...] = ("complete", "first_complete")
 FIRST_COMPLETE = "first_complete"
@@ -29,7 +32,7 @@ MERGE_MODES: tuple[str, ...] = ("dict", "concat")
 CHUNK_UNITS: tuple[str, ...] = ("sentence", "paragraph", "line")
 
 # What the consumer's per-chunk outputs are joined with (the text they were cut from, roughly).
-_JOINERS = {"sentence": " ", "paragraph": "\n\n", "line": "\n"}
+_JOINERS = {"sentence": " ", "paragraph": "\n\n", "line": "\n", TOKEN: ""}
 
 # A sentence ends at . ! ? (or an ellipsis), with any closing quotes or brackets, followed by
 # whitespace: "3.14" and "e.g.x" do not end one, so a sentence is complete only once the space
@@ -127,12 +130,17 @@ class Chunker:
         self.buffer = ""
 
     def feed(self, text: str) -> list[str]:
-        """Add text; the chunks it completed, in order."""
+        """Add text; the chunks it completed, in order. By TOKEN, the text itself is the chunk,
+        as it came (spaces kept: the pieces joined are the reply)."""
+        if self.by == TOKEN:
+            return [text] if text else []
         self.buffer = (self.buffer + text).lstrip()
         return self._cut(final=False)
 
     def flush(self) -> list[str]:
         """The remaining text as chunks (the end of the text ends the last one)."""
+        if self.by == TOKEN:
+            return []
         chunks = self._cut(final=True)
         rest = self.buffer.strip()
         self.buffer = ""

@@ -249,8 +249,11 @@ class ChunkedEdgeNode(Node):
 
     SPEAKS: ClassVar[Speaks] = "never"
     CHILDREN: ClassVar[Children] = "sequence"
-    by: Any = "sentence"  # a CHUNK_UNITS name or a positive number of characters
+    by: Any = "sentence"  # a CHUNK_UNITS name, a positive number of characters, or "token"
     key: str = "chunk"
+    # chunks waiting for the consumer, at most: the producer's stream is not read further until
+    # one is taken (backpressure); None: no bound (the producer never waits)
+    buffer: int | None = None
 
 
 @dataclass(frozen=True)

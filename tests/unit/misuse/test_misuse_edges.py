@@ -215,6 +215,37 @@ CASES = [
         "chunks",
         "0 or more",
     ),
+    # token edges and buffers
+    case(
+        "token-edge-with-by",
+        lambda: writer().then(speaker(), edge="token", by="sentence"),
+        "writer",
+        "by",
+        "token edge",
+    ),
+    case(
+        "edge-buffer-zero",
+        lambda: writer().then(speaker(), edge="token", buffer=0),
+        "buffer",
+        "positive whole number",
+    ),
+    case(
+        "edge-buffer-text",
+        lambda: writer().then(speaker(), edge="chunked", buffer="16"),
+        "buffer",
+    ),
+    case(
+        "edge-buffer-on-a-complete-edge",
+        lambda: writer().then(speaker(), buffer=4),
+        "buffer",
+        "chunked edge",
+    ),
+    case(
+        "edge-tokens-misspelt",
+        lambda: writer().then(speaker(), edge="tokens"),
+        "edge",
+        "did you mean 'token'",
+    ),
 ]
 
 

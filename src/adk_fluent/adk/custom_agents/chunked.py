@@ -4,8 +4,10 @@
 the producer's reply text arrives (with SSE, `streaming="sse"`, word by word in partial events;
 without it, whole in the final event), every complete chunk goes on a queue; a second stream
 takes the chunks in order, writes each to state[key] in a stored state-delta event, and runs
-the consumer on it. The two streams run concurrently (adk/custom_agents/handoff.py `handed_over`): the
-producer never waits for the consumer, and the consumer's runs are in chunk order.
+the consumer on it. The two streams run concurrently (adk/custom_agents/handoff.py `handed_over`),
+and the consumer's runs are in chunk order. With `buffer` (a token edge's default), at most that
+many chunks wait: the producer's stream is read no further until the consumer takes one, so a
+slow consumer slows the producer instead of growing memory; without it the producer never waits.
 
 Each runs on a branch of its own (`<edge>.<producer>`, `<edge>.<consumer>`, as ParallelAgent's
 branches), so the consumer's model requests show its own earlier replies but not the
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator
-from contextlib import aclosing
+from contextlib import aclosing, suppress
 from typing import Any
 
 from google.adk.agents.base_agent import BaseAgent
@@ -74,10 +76,11 @@ class ChunkedEdgeAgent(NodeAgent):
     by: Any = "sentence"
     key: str = "chunk"
     output_key: str | None = None  # the consumer's output key (its outputs are joined there)
+    buffer: int | None = None  # chunks waiting for the consumer, at most (None: no bound)
 
     async def _run_async_impl(self, ctx: Any) -> AsyncGenerator[Event, None]:
         producer, consumer = self.sub_agents
-        chunks: asyncio.Queue[Any] = asyncio.Queue()
+        chunks: asyncio.Queue[Any] = asyncio.Queue(maxsize=self.buffer or 0)
         outputs: list[Any] = []
         streams = [
             self._produce(producer, branch_context(ctx, self.name, producer.name), chunks),
@@ -104,18 +107,25 @@ class ChunkedEdgeAgent(NodeAgent):
     async def _produce(
         self, producer: BaseAgent, producer_ctx: Any, chunks: asyncio.Queue[Any]
     ) -> AsyncGenerator[Event, None]:
-        """The producer's events, unchanged; each chunk is queued as soon as it is complete."""
+        """The producer's events, unchanged; each chunk is queued as soon as it is complete.
+        With a bounded buffer, a full queue holds the producer here: its stream (and the
+        model's) is not read further until the consumer takes a chunk."""
         cutter = _Cutter(self.by)
+        ended = False
         try:
             async with aclosing(producer.run_async(producer_ctx)) as events:
                 async for event in events:
                     for chunk in cutter.take(event):
-                        chunks.put_nowait(chunk)
+                        await chunks.put(chunk)
                     yield event
             for chunk in cutter.finish():
-                chunks.put_nowait(chunk)
+                await chunks.put(chunk)
+            await chunks.put(_END)
+            ended = True
         finally:
-            chunks.put_nowait(_END)  # however the producer ended, the consumer stops waiting
+            if not ended:  # failed or cancelled: the consumer is being stopped too
+                with suppress(asyncio.QueueFull):
+                    chunks.put_nowait(_END)
 
     async def _consume(
         self, ctx: Any, consumer: BaseAgent, chunks: asyncio.Queue[Any], outputs: list[Any]

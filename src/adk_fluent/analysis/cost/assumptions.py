@@ -41,7 +41,8 @@ _EXAMPLES: dict[str, str] = {
     "chunks": "chunks={'chunked__writer__speaker': 8} (consumer runs per producer run)",
 }
 # tokens of one chunk, by what a chunked edge cuts at (a number n of characters: n / 4)
-_TOKENS_PER_CHUNK = {"sentence": 25.0, "line": 15.0, "paragraph": 120.0}
+# (a token edge: one streamed piece, which models send a few tokens at a time)
+_TOKENS_PER_CHUNK = {"sentence": 25.0, "line": 15.0, "paragraph": 120.0, "token": 4.0}
 
 
 # -- the assumptions ----------------------------------------------------------------------------
