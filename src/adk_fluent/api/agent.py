@@ -315,6 +315,49 @@ class Agent(Expression, DeclaresState, AgentCallbacks, LlmAgentSetters):
         steps = tuple(as_delegate(agent, self._name) for agent in agents)
         return self._copy(_delegates=(*self._delegates, *steps))
 
+    def transfer_to(self, agent: Any, *, when: Callable[[Any], Any]) -> Self:
+        """Hand the conversation to `agent` when `when(state)` holds, without asking the model
+        (a rule, where `.delegate()` lets the model choose). Checked before each of this agent's
+        model calls: when it holds, the model is not called, and ADK transfers as it does for a
+        model's choice: `agent` answers now, and the next turns start at it. Unlike a Route,
+        which runs a branch and goes on, the conversation stays with `agent`. `agent` becomes a
+        delegate (a builder or a native ADK agent); rules are tried in the order given, before
+        this agent's own before_model callbacks. `when` gets a read-only view of the state."""
+        from adk_fluent.adk.transfers import RuleTransfer
+
+        checked_function(
+            when,
+            self._name,
+            "when",
+            takes=1,
+            what="transfer_to(..., when=...)",
+            hint="it takes the state: .transfer_to(vip, when=lambda state: state['tier'] == 'gold').",
+            classes=False,
+        )
+        target = as_delegate(agent, self._name)
+        if target.name == self._name:
+            raise BuildError(
+                f"agent '{self._name}' cannot transfer the conversation to itself",
+                agent=self._name,
+                field="transfer_to",
+                hint="name another agent: .transfer_to(vip, when=...).",
+            )
+        known = {step.name: step for step in self._delegates}
+        if target.name in known and known[target.name].to_ir() != target.to_ir():
+            raise BuildError(
+                f"agent '{self._name}' already delegates to another agent named '{target.name}'",
+                agent=self._name,
+                field="transfer_to",
+                hint="pass the same builder to .delegate() and .transfer_to(), or rename one.",
+            )
+        delegates = self._delegates if target.name in known else (*self._delegates, target)
+        rule = RuleTransfer(self._name, target.name, when)
+        existing = list(self._fields.get("before_model_callback") or ())
+        at = sum(1 for callback in existing if isinstance(callback, RuleTransfer))
+        callbacks = (*existing[:at], rule, *existing[at:])  # after earlier rules, before the rest
+        fields = {**self._fields, "before_model_callback": callbacks}
+        return self._copy(_delegates=delegates, _fields=fields)
+
     def inject(self, **resources: Any) -> Self:
         """Hand resources to this agent's tool functions: `.inject(db=pool)` passes `pool` to
         every tool function of this agent with a parameter named `db`, and the model never sees

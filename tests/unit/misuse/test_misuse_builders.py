@@ -259,6 +259,44 @@ CASES = [
     case("ported-eval", lambda: A.eval("hi", expect="hello"), "eval", "FluentEvalSuite"),
     case("ported-publish", lambda: A.publish(port=8001), "publish", "serve("),
     case("ported-history", lambda: A.history("none"), "history", "C.none()"),
+    # .transfer_to(agent, when=...)
+    case(
+        "transfer-to-when-not-a-function",
+        lambda: Agent("front").transfer_to(Agent("vip"), when=True),
+        "front",
+        "when",
+        "needs a function",
+    ),
+    case(
+        "transfer-to-when-takes-two",
+        lambda: Agent("front").transfer_to(Agent("vip"), when=lambda state, extra: True),
+        "front",
+        "when",
+        "1 argument",
+    ),
+    case(
+        "transfer-to-itself",
+        lambda: Agent("front").transfer_to(Agent("front"), when=lambda s: True),
+        "front",
+        "itself",
+    ),
+    case(
+        "transfer-to-a-name",
+        lambda: Agent("front").transfer_to("vip", when=lambda s: True),
+        "front",
+        "'vip'",
+    ),
+    case(
+        "transfer-to-a-second-agent-of-a-delegates-name",
+        lambda: (
+            Agent("front")
+            .delegate(Agent("vip").instruct("a"))
+            .transfer_to(Agent("vip").instruct("b"), when=lambda s: True)
+        ),
+        "front",
+        "already delegates",
+        "'vip'",
+    ),
 ]
 
 
