@@ -48,9 +48,20 @@ class NodeVisibility:
     visibility: Visibility
     depth: int
     path: str
-    # inside an agent tool's tree: its events stay in the tool's sub-run (the client never
-    # receives them) and the tool's answer is the last one's text, so nothing is filtered there
+    # inside an agent tool's tree: the tool's answer is the last event's text, so nothing is
+    # filtered in its sub-run; its events reach run()'s caller as the tool's (run/lifecycle.py)
     in_tool: bool = False
+    # set by `.show()` / `.hide()` on the node or around it, not inferred from its position
+    forced: bool = False
+
+    @property
+    def in_caller_stream(self) -> Visibility:
+        """The visibility of its events in the caller's stream: an agent tool's run answers
+        the agent that calls it, never the user, so its agents are `internal` there unless
+        `.show()` made them user-facing; everywhere else, `visibility`."""
+        if self.in_tool and not self.forced and self.visibility == "user":
+            return "internal"
+        return self.visibility
 
 
 def _override(node: Node) -> Visibility | None:
@@ -80,6 +91,7 @@ class _Visibility(NodeVisitor[_Place, None]):
     def _node(self, node: Node, place: _Place) -> Walk[_Place, None]:
         path = (*place.parent, node.name)
         forced = _override(node) or place.forced
+        overridden = forced is not None
         if node.SPEAKS == "always":  # a gate: its question reaches the user even inside .hide()
             visibility: Visibility = "user"
         elif node.SPEAKS == "by_position":
@@ -90,7 +102,9 @@ class _Visibility(NodeVisitor[_Place, None]):
         else:
             visibility = "zero_cost"  # composites and steps emit no text of their own
         depth = place.depth
-        self.table[node.name] = NodeVisibility(visibility, depth, "/".join(path), place.in_tool)
+        self.table[node.name] = NodeVisibility(
+            visibility, depth, "/".join(path), place.in_tool, overridden
+        )
         last = len(node.children) - 1
         # delegates are the agent's sub-agents: one level down; every other child runs in the
         # node's own place (a hand-off), at its depth

@@ -287,7 +287,11 @@ class Engine:
         undone by a rewind to before this turn.
 
         `lifecycle=True` adds an event when each agent starts and ends (`AgentEvent.agent_state`,
-        run/lifecycle.py), in the client stream only."""
+        run/lifecycle.py), in the client stream only.
+
+        The events of agent tools' runs come too, each before its call's result
+        (`AgentEvent.parent_call_id`; run/lifecycle.py), never stored; in filtered mode only
+        those `.show()` made user-facing."""
         message = user_message(prompt)
         if any(part.inline_data or part.file_data for part in message.parts):
             # media a declared agent cannot read; a text prompt needs no check (nor its import)
@@ -327,7 +331,7 @@ class Engine:
     ) -> AsyncGenerator[AgentEvent, None]:
         from adk_fluent.adk.compat import hide_adk_wrapper, runner_takes_state_delta
         from adk_fluent.adk.custom_agents.handoff import handed_over
-        from adk_fluent.adk.event_visibility import AGENT_STATES, for_client
+        from adk_fluent.adk.event_visibility import AGENT_STATES, TOOL_CALL, for_client
 
         async with AsyncExitStack() as held:
             held.enter_context(self._room(binding[0]))  # ADK runs nested agents recursively
@@ -359,40 +363,41 @@ class Engine:
                 if run_config is None
                 else run_config,
             )
-            agents = Lifecycle(bound.graph) if lifecycle else None
-            token = None
-            if agents is not None or AGENT_STATES.get() is not None:
-                # ADK runs the agents in copies of this context (and its tasks copy it when
-                # they start): this turn's notes go to this turn, never to an outer turn's
-                token = AGENT_STATES.set(None if agents is None else agents.states)
+            # the plugin's notes: agent tools' events always, agents' starts and ends if asked
+            agents = Lifecycle(bound.graph if lifecycle else None, bound.mode, lifecycle=lifecycle)
+            graph = lifecycle and bound.graph is not None
+            # ADK runs the agents in copies of this context (and its tasks copy it when they
+            # start): this turn's notes go to this turn, never to an outer turn's, and a turn
+            # run inside an agent tool's call is a turn of its own
+            token = AGENT_STATES.set(agents.states)
+            call_token = TOOL_CALL.set(None) if TOOL_CALL.get() is not None else None
             try:
                 events = handed_over([runner_events]) if handoff else runner_events
                 async with aclosing(events):
                     try:
                         async for event in events:
-                            if agents is not None:
-                                if agents.states.notes:
-                                    for note in agents.pending():
-                                        yield note
-                                if bound.graph is not None:
-                                    agents.transferred(event)
+                            if agents.states.notes:
+                                for note in agents.pending():
+                                    yield note
+                            if graph:
+                                agents.transferred(event)
                             shown = for_client(event, bound.mode)
                             if shown is not None:
                                 yield AgentEvent.from_adk(shown)
                     except Exception as error:  # a tool's or model's own exception, as itself
                         hide_adk_wrapper(error)
                         raise
-                if agents is not None:
-                    for note in agents.close():
-                        yield note
+                for note in agents.close():
+                    yield note
             finally:
-                if agents is not None:
-                    agents.states.open = False
-                if token is not None:
-                    # closed in another context (a stream left to the garbage collector):
-                    # that context's value is not this generator's to reset
+                agents.states.open = False
+                # closed in another context (a stream left to the garbage collector): that
+                # context's value is not this generator's to reset
+                with suppress(ValueError, RuntimeError):
+                    AGENT_STATES.reset(token)
+                if call_token is not None:
                     with suppress(ValueError, RuntimeError):
-                        AGENT_STATES.reset(token)
+                        TOOL_CALL.reset(call_token)
 
     async def run(
         self, ir: Node, options: BuildOptions, prompt: Any, **settings: Any
