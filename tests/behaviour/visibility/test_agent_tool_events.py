@@ -16,7 +16,7 @@ from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
-from adk_fluent import Agent, ExecutionConfig
+from adk_fluent import Agent, AgentTool, ExecutionConfig
 from adk_fluent.telemetry import cost_attribution, usage
 from adk_fluent.testing import call, mock_backend, with_usage
 
@@ -256,3 +256,14 @@ async def test_a_plain_runner_streams_none_of_them():
         async for event in runner.run_async(user_id="u", session_id=session.id, new_message=message)
     ]
     assert authors == ["intro", "lead", "lead", "lead"]
+
+
+async def test_an_agent_tool_without_the_apps_plugins_passes_nothing_on():
+    # include_plugins=False: the tool's Runner runs none of the App's plugins, so nothing
+    # notes its events (docs/visibility.md says so)
+    isolated = AgentTool(Agent("researcher").instruct("R."), include_plugins=False)
+    pipeline = Agent("lead").instruct("Answer.").tool(isolated)
+    backend = mock_backend({"lead": [call("researcher", request="a"), "Done."], "researcher": "R."})
+    events = await pipeline.run("go", backend=backend, lifecycle=True)
+    assert {e.author for e in events} == {"lead"}
+    assert [e.content for e in events if e.content] == ["Done."]

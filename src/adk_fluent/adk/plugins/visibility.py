@@ -341,8 +341,9 @@ class VisibilityPlugin(BasePlugin):
                 metadata = {**(event.custom_metadata or {}), **annotations, PARENT_CALL: call[0]}
                 states.notes.append(SubRunEvent(event, metadata, call[1]))
         existing = event.custom_metadata
-        # inside an agent tool's sub-run (include_plugins) nothing reaches a client, and the
-        # tool's answer is read from these events: never filter there
+        # inside an agent tool's sub-run (include_plugins) the tool's answer is read from these
+        # events: never filter there (a plain Runner streams none of them to its client; the
+        # engine's turn, noted above, filters what it passes on itself)
         hides = (
             self.filters
             and not self.info(event.author).in_tool
