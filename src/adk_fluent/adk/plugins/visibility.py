@@ -288,8 +288,8 @@ class VisibilityPlugin(BasePlugin):
 
     def _note(self, state: str, name: str, callback_context: Any, ctx: Any = None) -> None:
         """An agent's start or end, for a client of adk-fluent's engine that asked for them
-        (AGENT_STATES is set only then): once per agent run, nothing per event. An agent of an
-        agent tool's run is noted with the call that started it, in the turn's invocation."""
+        (`AgentStates.lifecycle`): once per agent run, nothing per event. An agent of an agent
+        tool's run is noted with the call that started it, in the turn's invocation."""
         states = AGENT_STATES.get()
         if states is not None and states.open and states.lifecycle:
             if ctx is not None and ctx.end_invocation:
