@@ -267,3 +267,35 @@ async def test_an_agent_tool_without_the_apps_plugins_passes_nothing_on():
     events = await pipeline.run("go", backend=backend, lifecycle=True)
     assert {e.author for e in events} == {"lead"}
     assert [e.content for e in events if e.content] == ["Done."]
+
+
+@pytest.mark.parametrize("way", ["run", "stream"])
+async def test_a_composite_tools_agents_nest_inside_the_call_with_lifecycle(way):
+    desk = Agent("drafter").instruct("Draft.").outputs("draft") >> Agent("editor").instruct("Edit.")
+    pipeline = Agent("lead").instruct("Answer.").tool(desk)
+    scripts = {
+        "lead": [call(desk.to_ir().name, request="a"), "Done."],
+        "drafter": "d",
+        "editor": "e",
+    }
+    events = await turn(pipeline, mock_backend(scripts), way, lifecycle=True)
+    assert [(e.author, e.agent_state) for e in (events[0], events[-1])] == [
+        ("lead", "started"),
+        ("lead", "ended"),
+    ]
+    inside = [
+        (e.author, e.agent_state or e.content) for e in events if e.parent_call_id is not None
+    ]
+    assert inside == [
+        (desk.to_ir().name, "started"),
+        ("drafter", "started"),
+        ("drafter", "d"),
+        ("drafter", "ended"),
+        ("editor", "started"),
+        ("editor", "e"),
+        ("editor", "ended"),
+        (desk.to_ir().name, "ended"),
+    ]
+    assert {e.visibility for e in events if e.parent_call_id and e.author != desk.to_ir().name} == {
+        "internal"
+    }
