@@ -6,6 +6,7 @@ engine's own streams alike. Errors, tool traffic, confirmations and auth request
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any, NamedTuple
 
@@ -44,12 +45,15 @@ class AgentStates:
     invocation id, time); and each event of an agent tool's run (`SubRunEvent`). Nothing is
     stored: the engine turns the notes into events of the client stream."""
 
-    __slots__ = ("notes", "open", "lifecycle")
+    __slots__ = ("notes", "open", "lifecycle", "wake")
 
     def __init__(self, lifecycle: bool = True) -> None:
         self.notes: list[tuple[str, str, dict[str, Any], str, float] | SubRunEvent] = []
         self.open = True  # False once the turn is over: a stale reference notes nothing
         self.lifecycle = lifecycle  # whether agents' starts and ends are noted
+        # called after a note taken inside an agent tool's run, while the Runner yields
+        # nothing: a stream() that waits for its next event hands the notes over now
+        self.wake: Callable[[], None] | None = None
 
 
 class SubRunEvent(NamedTuple):

@@ -20,6 +20,7 @@ from contextlib import AbstractContextManager, AsyncExitStack, aclosing, nullcon
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from adk_fluent.adk.event_visibility import AgentStates
 from adk_fluent.errors import BuildError, RunError
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import (
@@ -106,6 +107,8 @@ class Engine:
         self._tree_key = TreeKeys(lambda ir: HashedKey(value_key(ir, ByIdentity)))
         # the recursion limit ADK's run of a tree needs, walked once per tree, not per turn
         self._tree_frames = TreeKeys(lambda ir: frames_needed(tree_depth(ir)))
+        # whether a tree has agent tools, whose runs' events stream() hands over as they come
+        self._tree_tools = TreeKeys(lambda ir: any(node.attached for node in ir.walk()))
         # the last turn's inputs (by identity) and what they were bound to: a conversation's
         # turns hand the same objects every time, so their key is not worked out again
         self._last: tuple[tuple[Any, ...], dict[str, Any], _Bound] | None = None
@@ -373,9 +376,15 @@ class Engine:
             call_token = TOOL_CALL.set(None) if TOOL_CALL.get() is not None else None
             try:
                 events = handed_over([runner_events]) if handoff else runner_events
+                if handoff and self._tree_tools(binding[0]):
+                    events = _waking(events, agents.states)
                 async with aclosing(events):
                     try:
                         async for event in events:
+                            if event is None:  # notes of an agent tool's run, while it runs
+                                for note in agents.pending():
+                                    yield note
+                                continue
                             if agents.states.notes:
                                 for note in agents.pending():
                                     yield note
@@ -486,6 +495,46 @@ class Engine:
                     session_id=session_id,
                     rewind_before_invocation_id=before_invocation_id,
                 )
+
+
+async def _waking(
+    events: AsyncGenerator[Any, None], states: AgentStates
+) -> AsyncGenerator[Any, None]:
+    """The handed-over Runner's events, and None whenever the plugin noted something inside an
+    agent tool's run while the Runner yields nothing (it yields the call's result only when the
+    tool is done): stream() hands those notes over as they come, not all at once after the
+    call. The next event is asked for only when the caller asks, as without this."""
+    wake = asyncio.Event()
+    states.wake = wake.set
+    step: asyncio.Future[Any] | None = None
+    try:
+        async with aclosing(events):
+            try:
+                while True:
+                    step = asyncio.ensure_future(anext(events))
+                    while not step.done():
+                        woken = asyncio.ensure_future(wake.wait())
+                        await asyncio.wait((step, woken), return_when=asyncio.FIRST_COMPLETED)
+                        woken.cancel()
+                        if wake.is_set():
+                            wake.clear()
+                            yield None
+                    try:
+                        event = step.result()
+                    except StopAsyncIteration:
+                        return
+                    step = None
+                    wake.clear()  # the caller takes every note before this event
+                    yield event
+            finally:
+                # left while the next event is awaited (the caller broke out during a tool's
+                # run): that wait ends first, then the stream is closed
+                if step is not None and not step.done():
+                    step.cancel()
+                    with suppress(BaseException):
+                        await step
+    finally:
+        states.wake = None
 
 
 def _graph_root(root_agent: Any, ir: Node) -> tuple[str, dict[str, Any]] | None:

@@ -8,6 +8,7 @@ ADK ends, through the real Runner with scripted models."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -18,7 +19,7 @@ from google.genai import types
 
 from adk_fluent import Agent, AgentTool, ExecutionConfig
 from adk_fluent.telemetry import cost_attribution, usage
-from adk_fluent.testing import call, mock_backend, with_usage
+from adk_fluent.testing import call, delay, mock_backend, with_usage
 
 PATH = "adk_fluent.path"
 
@@ -299,3 +300,42 @@ async def test_a_composite_tools_agents_nest_inside_the_call_with_lifecycle(way)
     assert {e.visibility for e in events if e.parent_call_id and e.author != desk.to_ir().name} == {
         "internal"
     }
+
+
+async def test_stream_hands_them_over_while_the_tool_runs():
+    # the editor answers 0.5 s after it is asked: the drafter's reply (and the tool's agents'
+    # starts) reach the client during that wait, not together with the call's result
+    desk = Agent("drafter").instruct("Draft.").outputs("draft") >> Agent("editor").instruct("Edit.")
+    pipeline = Agent("lead").instruct("Answer.").tool(desk)
+    scripts = {
+        "lead": [call(desk.to_ir().name, request="a"), "Done."],
+        "drafter": "d",
+        "editor": delay(0.5, "e"),
+    }
+    loop = asyncio.get_running_loop()
+    arrived = {}
+    async for event in pipeline.stream("go", backend=mock_backend(scripts), lifecycle=True):
+        said = "result" if event.tool_responses else event.agent_state or event.content
+        arrived.setdefault((event.author, said), loop.time())
+    assert arrived[("editor", "e")] - arrived[("drafter", "d")] >= 0.4
+    assert arrived[("editor", "e")] - arrived[("editor", "started")] >= 0.4
+    assert arrived[("lead", "result")] >= arrived[("editor", "e")]
+
+
+async def test_a_stream_left_inside_a_tools_run_leaves_the_next_turn_clean():
+    desk = Agent("drafter").instruct("Draft.").outputs("draft") >> Agent("editor").instruct("Edit.")
+    pipeline = Agent("lead").instruct("Answer.").tool(desk)
+    scripts = {
+        "lead": [call(desk.to_ir().name, request="a"), "Done."],
+        "drafter": "d",
+        "editor": delay(5, "e"),  # cut off: never answers
+    }
+    stream = pipeline.stream("go", backend=mock_backend(scripts), session_id="left")
+    async for event in stream:
+        if event.author == "drafter":
+            break
+    await stream.aclose()
+    again = {"lead": [call(desk.to_ir().name, request="b"), "Done."], "drafter": "d", "editor": "e"}
+    events = [e async for e in pipeline.stream("go", backend=mock_backend(again))]
+    assert [e.author for e in events if e.parent_call_id] == ["drafter", "editor"]
+    assert events[-1].content == "Done."

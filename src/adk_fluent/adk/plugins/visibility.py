@@ -301,6 +301,8 @@ class VisibilityPlugin(BasePlugin):
                 annotations = {**annotations, PARENT_CALL: call[0]}
                 invocation = call[1]
             states.notes.append((state, name, annotations, invocation, time.time()))
+            if call is not None and states.wake is not None:
+                states.wake()
 
     # -- agent tools' runs, for a turn of adk-fluent's engine --------------------------------
 
@@ -340,6 +342,8 @@ class VisibilityPlugin(BasePlugin):
             if states is not None and states.open:
                 metadata = {**(event.custom_metadata or {}), **annotations, PARENT_CALL: call[0]}
                 states.notes.append(SubRunEvent(event, metadata, call[1]))
+                if states.wake is not None:
+                    states.wake()
         existing = event.custom_metadata
         # inside an agent tool's sub-run (include_plugins) the tool's answer is read from these
         # events: never filter there (a plain Runner streams none of them to its client; the
