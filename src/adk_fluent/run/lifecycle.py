@@ -5,7 +5,8 @@ runs, and agent lifecycle events for a client that asked (`run()` / `stream()` w
 An agent tool runs its agent in a Runner of its own (ADK's AgentTool), whose events ADK never
 streams to the caller; the visibility plugin, which that Runner runs too, notes each of them on
 the turn's `AgentStates` (with the call that started the run), and the engine passes them on
-before the calling agent's next event (the tool's result): annotated, with `PARENT_CALL`, the
+before the calling agent's next event (the tool's result), and stream() as they come (the
+plugin wakes it: engine._waking): annotated, with `PARENT_CALL`, the
 turn's invocation id and their agents' visibility in the caller's stream (`internal` unless
 `.show()` said otherwise); in filtered mode only user-facing ones. None of them is stored.
 
