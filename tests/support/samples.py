@@ -245,7 +245,8 @@ def in_branch_order(events: list[Any]) -> list[Any]:
 
 def visible(events: list[Any]) -> list[tuple[Any, ...]]:
     """What a client sees of each event (AgentEvents): author, text, tool calls and results,
-    state delta, escalation; parallel branches' events grouped by branch."""
+    state delta, escalation; parallel branches' events grouped by branch. The events of agent
+    tools' runs, which run() passes on and a native Runner does not, are left out."""
     return [
         (
             event.author,
@@ -256,6 +257,7 @@ def visible(events: list[Any]) -> list[tuple[Any, ...]]:
             event.escalate,
         )
         for event in in_branch_order(events)
+        if getattr(event, "parent_call_id", None) is None
     ]
 
 

@@ -6,8 +6,9 @@ engine's own streams alike. Errors, tool traffic, confirmations and auth request
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, NamedTuple
 
 from adk_fluent.analysis.visibility import NodeVisibility
 
@@ -16,6 +17,10 @@ VISIBILITY = "adk_fluent.visibility"
 IS_USER_FACING = "adk_fluent.is_user_facing"
 DEPTH = "adk_fluent.depth"
 PATH = "adk_fluent.path"
+# On an event of an agent tool's run that run()/stream() pass on: the id of the function call
+# (in the calling agent's run) that started that run. Never stored: the parent session holds
+# none of these events, and the tool's own session is ADK's, thrown away with the call.
+PARENT_CALL = "adk_fluent.parent_call_id"
 # Which concurrent stream a partial event belongs to, for a UI that must tell interleaved
 # streams apart: a race's contender ({"race": name, "contender": child name}; a race's winning
 # events, committed when it wins, carry it too) and a map_over's item ({"map_over": name,
@@ -34,20 +39,39 @@ HIDDEN_CONTENT = "adk_fluent.hidden_content"
 
 
 class AgentStates:
-    """Where the visibility plugin notes each agent's start and end for a client that asked
-    (`run(..., lifecycle=True)`): (state, agent name, its annotations, invocation id, time).
-    Nothing is stored: the engine turns the notes into events of the client stream."""
+    """Where the visibility plugin notes, for a turn of adk-fluent's engine, what the client
+    receives besides the Runner's own events, in the order it happened: each agent's start and
+    end when the client asked (`run(..., lifecycle=True)`): (state, agent name, its annotations,
+    invocation id, time); and each event of an agent tool's run (`SubRunEvent`). Nothing is
+    stored: the engine turns the notes into events of the client stream."""
 
-    __slots__ = ("notes", "open")
+    __slots__ = ("notes", "open", "lifecycle", "wake")
 
-    def __init__(self) -> None:
-        self.notes: list[tuple[str, str, dict[str, Any], str, float]] = []
+    def __init__(self, lifecycle: bool = True) -> None:
+        self.notes: list[tuple[str, str, dict[str, Any], str, float] | SubRunEvent] = []
         self.open = True  # False once the turn is over: a stale reference notes nothing
+        self.lifecycle = lifecycle  # whether agents' starts and ends are noted
+        # called after a note taken inside an agent tool's run, while the Runner yields
+        # nothing: a stream() that waits for its next event hands the notes over now
+        self.wake: Callable[[], None] | None = None
 
 
-# The turn's notes, set by the engine around a turn whose client asked for them; ADK runs the
-# agents (and their tasks, and agent tools' sub-runs) in copies of that context.
+class SubRunEvent(NamedTuple):
+    """An event of an agent tool's run, as the caller of the turn receives it: the event, its
+    annotations (with PARENT_CALL) and the turn's invocation id (the tool's run has its own)."""
+
+    event: Any
+    metadata: dict[str, Any]
+    invocation_id: str
+
+
+# The turn's notes, set by the engine around each of its turns; ADK runs the agents (and their
+# tasks, and agent tools' sub-runs) in copies of that context.
 AGENT_STATES: ContextVar[AgentStates | None] = ContextVar("adk_fluent_agent_states", default=None)
+# Inside an agent tool's run during such a turn: (the id of the function call that started it,
+# the turn's invocation id). Set by the visibility plugin when the tool is called; ADK runs the
+# call in a copy of the context, so the calling agent's own events never see it.
+TOOL_CALL: ContextVar[tuple[str, str] | None] = ContextVar("adk_fluent_tool_call", default=None)
 
 
 def hidden_artifact_name(event_id: str) -> str:
@@ -66,9 +90,10 @@ def has_hidden_content(event: Any) -> bool:
 
 def visibility_metadata(info: NodeVisibility) -> dict[str, Any]:
     """The annotations every event gets, from its author's place in the tree."""
+    visibility = info.in_caller_stream
     return {
-        VISIBILITY: info.visibility,
-        IS_USER_FACING: info.visibility == "user",
+        VISIBILITY: visibility,
+        IS_USER_FACING: visibility == "user",
         DEPTH: info.depth,
         PATH: info.path,
     }

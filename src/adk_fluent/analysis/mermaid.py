@@ -121,7 +121,8 @@ class _Drawing(ir.NodeVisitor[None, Ends]):
             lines.append(f"est. {price}, {_calls(estimate.expected_calls)}")
         if self.actual is not None:
             done = self.actual.get(path)
-            # a branch not taken, or an agent tool's sub-run (its events are not the run's)
+            # a branch not taken, or an agent tool read from a stored session (its run's
+            # events reach run()'s events, never the store)
             lines.append(
                 "actual: none recorded"
                 if done is None

@@ -48,9 +48,20 @@ class NodeVisibility:
     visibility: Visibility
     depth: int
     path: str
-    # inside an agent tool's tree: its events stay in the tool's sub-run (the client never
-    # receives them) and the tool's answer is the last one's text, so nothing is filtered there
+    # inside an agent tool's tree: the tool's answer is the last event's text, so nothing is
+    # filtered in its sub-run; its events reach run()'s caller as the tool's (run/lifecycle.py)
     in_tool: bool = False
+    # set by `.show()` / `.hide()` on the node or on a composite around it, not inferred
+    forced: bool = False
+
+    @property
+    def in_caller_stream(self) -> Visibility:
+        """The visibility of its events in the caller's stream: an agent tool's run answers
+        the agent that calls it, never the user, so its agents are `internal` there unless
+        `.show()` made them user-facing; everywhere else, `visibility`."""
+        if self.in_tool and not self.forced and self.visibility == "user":
+            return "internal"
+        return self.visibility
 
 
 def _override(node: Node) -> Visibility | None:
@@ -60,14 +71,16 @@ def _override(node: Node) -> Visibility | None:
 
 class _Place(NamedTuple):
     """Where a node is: whether something runs after it, the visibility a `.show()` /
-    `.hide()` above it forces, its parent's path, whether it is in an agent tool's tree, and
-    its depth in the call tree."""
+    `.hide()` above it (or the agent a delegate takes the place of) forces, its parent's path,
+    whether it is in an agent tool's tree, its depth in the call tree, and whether a `.show()`
+    / `.hide()` above it was set."""
 
     has_successor: bool
     forced: Visibility | None
     parent: tuple[str, ...]
     in_tool: bool = False
     depth: int = 0
+    overridden: bool = False
 
 
 class _Visibility(NodeVisitor[_Place, None]):
@@ -80,17 +93,22 @@ class _Visibility(NodeVisitor[_Place, None]):
     def _node(self, node: Node, place: _Place) -> Walk[_Place, None]:
         path = (*place.parent, node.name)
         forced = _override(node) or place.forced
+        overridden = place.overridden or _override(node) is not None
+        decided = False  # whether a `.show()` / `.hide()` decided this node's visibility
         if node.SPEAKS == "always":  # a gate: its question reaches the user even inside .hide()
             visibility: Visibility = "user"
         elif node.SPEAKS == "by_position":
             visibility = forced or ("internal" if place.has_successor else "user")
+            decided = overridden
             forced = visibility  # delegates take this agent's place
         elif node.visibility == FINAL_ROUND:  # a loop that presents its final round: it speaks
             visibility = "internal" if forced == "internal" else "user"
         else:
             visibility = "zero_cost"  # composites and steps emit no text of their own
         depth = place.depth
-        self.table[node.name] = NodeVisibility(visibility, depth, "/".join(path), place.in_tool)
+        self.table[node.name] = NodeVisibility(
+            visibility, depth, "/".join(path), place.in_tool, decided
+        )
         last = len(node.children) - 1
         # delegates are the agent's sub-agents: one level down; every other child runs in the
         # node's own place (a hand-off), at its depth
@@ -100,7 +118,7 @@ class _Visibility(NodeVisitor[_Place, None]):
                 successor = place.has_successor or index < last
             else:  # an iteration is never the answer; branches and delegates take the node's place
                 successor = node.CHILDREN == "repeat" or place.has_successor
-            yield child, _Place(successor, forced, path, place.in_tool, below)
+            yield child, _Place(successor, forced, path, place.in_tool, below, overridden)
         for tree in node.attached:
             # an agent tool's tree runs in a sub-run of its own, one level below the agent that
             # calls it, whose answer goes to that agent (never to the user): within that run its

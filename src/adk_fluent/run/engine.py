@@ -20,6 +20,7 @@ from contextlib import AbstractContextManager, AsyncExitStack, aclosing, nullcon
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from adk_fluent.adk.event_visibility import AgentStates
 from adk_fluent.errors import BuildError, RunError
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import (
@@ -106,6 +107,8 @@ class Engine:
         self._tree_key = TreeKeys(lambda ir: HashedKey(value_key(ir, ByIdentity)))
         # the recursion limit ADK's run of a tree needs, walked once per tree, not per turn
         self._tree_frames = TreeKeys(lambda ir: frames_needed(tree_depth(ir)))
+        # whether a tree has agent tools, whose runs' events stream() hands over as they come
+        self._tree_tools = TreeKeys(lambda ir: any(node.attached for node in ir.walk()))
         # the last turn's inputs (by identity) and what they were bound to: a conversation's
         # turns hand the same objects every time, so their key is not worked out again
         self._last: tuple[tuple[Any, ...], dict[str, Any], _Bound] | None = None
@@ -287,7 +290,11 @@ class Engine:
         undone by a rewind to before this turn.
 
         `lifecycle=True` adds an event when each agent starts and ends (`AgentEvent.agent_state`,
-        run/lifecycle.py), in the client stream only."""
+        run/lifecycle.py), in the client stream only.
+
+        The events of agent tools' runs come too, each before its call's result
+        (`AgentEvent.parent_call_id`; run/lifecycle.py), never stored; in filtered mode only
+        those `.show()` made user-facing."""
         message = user_message(prompt)
         if any(part.inline_data or part.file_data for part in message.parts):
             # media a declared agent cannot read; a text prompt needs no check (nor its import)
@@ -327,7 +334,7 @@ class Engine:
     ) -> AsyncGenerator[AgentEvent, None]:
         from adk_fluent.adk.compat import hide_adk_wrapper, runner_takes_state_delta
         from adk_fluent.adk.custom_agents.handoff import handed_over
-        from adk_fluent.adk.event_visibility import AGENT_STATES, for_client
+        from adk_fluent.adk.event_visibility import AGENT_STATES, TOOL_CALL, for_client
 
         async with AsyncExitStack() as held:
             held.enter_context(self._room(binding[0]))  # ADK runs nested agents recursively
@@ -359,40 +366,47 @@ class Engine:
                 if run_config is None
                 else run_config,
             )
-            agents = Lifecycle(bound.graph) if lifecycle else None
-            token = None
-            if agents is not None or AGENT_STATES.get() is not None:
-                # ADK runs the agents in copies of this context (and its tasks copy it when
-                # they start): this turn's notes go to this turn, never to an outer turn's
-                token = AGENT_STATES.set(None if agents is None else agents.states)
+            # the plugin's notes: agent tools' events always, agents' starts and ends if asked
+            agents = Lifecycle(bound.graph if lifecycle else None, bound.mode, lifecycle=lifecycle)
+            graph = lifecycle and bound.graph is not None
+            # ADK runs the agents in copies of this context (and its tasks copy it when they
+            # start): this turn's notes go to this turn, never to an outer turn's, and a turn
+            # run inside an agent tool's call is a turn of its own
+            token = AGENT_STATES.set(agents.states)
+            call_token = TOOL_CALL.set(None) if TOOL_CALL.get() is not None else None
             try:
                 events = handed_over([runner_events]) if handoff else runner_events
+                if handoff and self._tree_tools(binding[0]):
+                    events = _waking(events, agents.states)
                 async with aclosing(events):
                     try:
                         async for event in events:
-                            if agents is not None:
-                                if agents.states.notes:
-                                    for note in agents.pending():
-                                        yield note
-                                if bound.graph is not None:
-                                    agents.transferred(event)
+                            if event is None:  # notes of an agent tool's run, while it runs
+                                for note in agents.pending():
+                                    yield note
+                                continue
+                            if agents.states.notes:
+                                for note in agents.pending():
+                                    yield note
+                            if graph:
+                                agents.transferred(event)
                             shown = for_client(event, bound.mode)
                             if shown is not None:
                                 yield AgentEvent.from_adk(shown)
                     except Exception as error:  # a tool's or model's own exception, as itself
                         hide_adk_wrapper(error)
                         raise
-                if agents is not None:
-                    for note in agents.close():
-                        yield note
+                for note in agents.close():
+                    yield note
             finally:
-                if agents is not None:
-                    agents.states.open = False
-                if token is not None:
-                    # closed in another context (a stream left to the garbage collector):
-                    # that context's value is not this generator's to reset
+                agents.states.open = False
+                # closed in another context (a stream left to the garbage collector): that
+                # context's value is not this generator's to reset
+                with suppress(ValueError, RuntimeError):
+                    AGENT_STATES.reset(token)
+                if call_token is not None:
                     with suppress(ValueError, RuntimeError):
-                        AGENT_STATES.reset(token)
+                        TOOL_CALL.reset(call_token)
 
     async def run(
         self, ir: Node, options: BuildOptions, prompt: Any, **settings: Any
@@ -481,6 +495,46 @@ class Engine:
                     session_id=session_id,
                     rewind_before_invocation_id=before_invocation_id,
                 )
+
+
+async def _waking(
+    events: AsyncGenerator[Any, None], states: AgentStates
+) -> AsyncGenerator[Any, None]:
+    """The handed-over Runner's events, and None whenever the plugin noted something inside an
+    agent tool's run while the Runner yields nothing (it yields the call's result only when the
+    tool is done): stream() hands those notes over as they come, not all at once after the
+    call. The next event is asked for only when the caller asks, as without this."""
+    wake = asyncio.Event()
+    states.wake = wake.set
+    step: asyncio.Future[Any] | None = None
+    try:
+        async with aclosing(events):
+            try:
+                while True:
+                    step = asyncio.ensure_future(anext(events))
+                    while not step.done():
+                        woken = asyncio.ensure_future(wake.wait())
+                        await asyncio.wait((step, woken), return_when=asyncio.FIRST_COMPLETED)
+                        woken.cancel()
+                        if wake.is_set():
+                            wake.clear()
+                            yield None
+                    try:
+                        event = step.result()
+                    except StopAsyncIteration:
+                        return
+                    step = None
+                    wake.clear()  # the caller takes every note before this event
+                    yield event
+            finally:
+                # left while the next event is awaited (the caller broke out during a tool's
+                # run): that wait ends first, then the stream is closed
+                if step is not None and not step.done():
+                    step.cancel()
+                    with suppress(BaseException):
+                        await step
+    finally:
+        states.wake = None
 
 
 def _graph_root(root_agent: Any, ir: Node) -> tuple[str, dict[str, Any]] | None:

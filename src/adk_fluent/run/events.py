@@ -5,7 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from adk_fluent.adk.event_visibility import DEPTH, IS_USER_FACING, MAP_OVER, RACE, VISIBILITY
+from adk_fluent.adk.event_visibility import (
+    DEPTH,
+    IS_USER_FACING,
+    MAP_OVER,
+    PARENT_CALL,
+    RACE,
+    VISIBILITY,
+)
 
 
 @dataclass(frozen=True)
@@ -62,6 +69,14 @@ class AgentEvent:
         """Where the event comes from in the call tree: 0 for the agent the user talks to (and
         every step a pipeline hands on to), one more for a sub-agent or an agent tool's run."""
         return int(self.metadata.get(DEPTH, 0))
+
+    @property
+    def parent_call_id(self) -> str | None:
+        """On an event of an agent tool's run (which run() and stream() pass on before the
+        call's result): the id of the function call that started that run, as in the calling
+        agent's `tool_calls`; None on the turn's own events."""
+        call = self.metadata.get(PARENT_CALL)
+        return None if call is None else str(call)
 
     @property
     def race_contender(self) -> tuple[str, str] | None:
@@ -167,5 +182,8 @@ def final_text(events: list[AgentEvent]) -> str:
 
 def first_error(events: list[AgentEvent]) -> AgentEvent | None:
     """The first error event of a turn (a failed step ends the turn, so it is also the last
-    of adk-fluent's own), or None."""
-    return next((event for event in events if event.is_error), None)
+    of adk-fluent's own), or None. An agent tool's run is not the turn: its error is the
+    tool's result, which the calling agent answers."""
+    return next(
+        (event for event in events if event.is_error and PARENT_CALL not in event.metadata), None
+    )

@@ -281,7 +281,17 @@ DEPTHS = [
     (
         "gate-in-a-hidden-pipeline",
         Pipeline(Agent("a"), gate(True, "ok?", name="check"), name="p").hide(),
-        {"a": (INTERNAL, 0, "p/a"), "check": (USER, 0, "p/check")},
+        {"a": (INTERNAL, 0, "p/a", False, True), "check": (USER, 0, "p/check")},
+    ),
+    (
+        # in the caller's stream an agent tool's agents are internal unless .show() said so
+        "an-agent-tools-agents-shown-or-not",
+        Agent("boss").tool(Agent("shown").show()).tool(Agent("quiet").delegate(Agent("d"))),
+        {
+            "shown": (USER, 1, "boss/shown", True, True),
+            "quiet": (USER, 1, "boss/quiet", True),
+            "d": (USER, 2, "boss/quiet/d", True),
+        },
     ),
     ("a-lone-agent", Agent("a"), {"a": (USER, 0, "a")}),
 ]
@@ -293,6 +303,18 @@ def test_depth_and_path_of_each_node(expr, expected):
     assert {name: table[name] for name in expected} == {
         name: row if isinstance(row, NodeVisibility) else NodeVisibility(*row)
         for name, row in expected.items()
+    }
+
+
+def test_an_agent_tools_agents_are_internal_in_the_callers_stream_unless_shown():
+    table = infer_visibility_table(
+        Agent("boss").tool(Agent("shown").show()).tool(Agent("quiet").delegate(Agent("d"))).to_ir()
+    )
+    assert {name: table[name].in_caller_stream for name in ("boss", "shown", "quiet", "d")} == {
+        "boss": USER,
+        "shown": USER,
+        "quiet": INTERNAL,
+        "d": INTERNAL,
     }
 
 

@@ -60,7 +60,10 @@ from adk_fluent.adk.event_visibility import (
     AGENT_STATES,
     HIDDEN_CONTENT,
     HIDDEN_REF,
+    PARENT_CALL,
+    TOOL_CALL,
     VISIBILITY,
+    SubRunEvent,
     client_content,
     has_hidden_content,
     hidden_artifact_name,
@@ -285,14 +288,38 @@ class VisibilityPlugin(BasePlugin):
 
     def _note(self, state: str, name: str, callback_context: Any, ctx: Any = None) -> None:
         """An agent's start or end, for a client of adk-fluent's engine that asked for them
-        (AGENT_STATES is set only then): once per agent run, nothing per event."""
+        (`AgentStates.lifecycle`): once per agent run, nothing per event. An agent of an agent
+        tool's run is noted with the call that started it, in the turn's invocation."""
         states = AGENT_STATES.get()
-        if states is not None and states.open:
+        if states is not None and states.open and states.lifecycle:
             if ctx is not None and ctx.end_invocation:
                 return  # halted (HaltPlugin): ADK stops the agent before it runs
             annotations = self._annotated(name)
             invocation = callback_context.invocation_id
+            call = TOOL_CALL.get()
+            if call is not None:
+                annotations = {**annotations, PARENT_CALL: call[0]}
+                invocation = call[1]
             states.notes.append((state, name, annotations, invocation, time.time()))
+            if call is not None and states.wake is not None:
+                states.wake()
+
+    # -- agent tools' runs, for a turn of adk-fluent's engine --------------------------------
+
+    async def before_tool_callback(self, *, tool: Any, tool_args: Any, tool_context: Any) -> None:
+        """An agent tool called during an engine's turn: its run's events will be the turn's
+        too, marked with this call. ADK runs each call (this callback, the tool's Runner and
+        the after-tool callbacks) in a copy of the context, on every release: the value set
+        here never reaches the calling agent's own events (a behaviour test holds ADK to it)."""
+        if AGENT_STATES.get() is None:
+            return None  # a plain Runner: ADK streams none of a tool's events to its client
+        from google.adk.tools.agent_tool import AgentTool
+
+        if isinstance(tool, AgentTool):
+            outer = TOOL_CALL.get()
+            turn = outer[1] if outer is not None else tool_context.invocation_id
+            TOOL_CALL.set((tool_context.function_call_id or "", turn))
+        return None
 
     async def after_run_callback(self, *, invocation_context: Any) -> None:
         self._runs.pop(invocation_context.invocation_id, None)
@@ -307,9 +334,20 @@ class VisibilityPlugin(BasePlugin):
 
     async def on_event_callback(self, *, invocation_context: Any, event: Any) -> Any:
         annotations = self._annotated(event.author)
+        call = TOOL_CALL.get()
+        if call is not None and not event.partial:
+            # an event of an agent tool's run: the engine's turn passes it on (the tool's run
+            # is unary: ADK runs it without streaming, so a partial chunk is not expected)
+            states = AGENT_STATES.get()
+            if states is not None and states.open:
+                metadata = {**(event.custom_metadata or {}), **annotations, PARENT_CALL: call[0]}
+                states.notes.append(SubRunEvent(event, metadata, call[1]))
+                if states.wake is not None:
+                    states.wake()
         existing = event.custom_metadata
-        # inside an agent tool's sub-run (include_plugins) nothing reaches a client, and the
-        # tool's answer is read from these events: never filter there
+        # inside an agent tool's sub-run (include_plugins) the tool's answer is read from these
+        # events: never filter there (a plain Runner streams none of them to its client; the
+        # engine's turn, noted above, filters what it passes on itself)
         hides = (
             self.filters
             and not self.info(event.author).in_tool
