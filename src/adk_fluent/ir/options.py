@@ -12,6 +12,7 @@ from adk_fluent.arguments import (
     checked_count,
     checked_instance,
     checked_number,
+    checked_seconds,
     checked_text,
 )
 from adk_fluent.errors import BuildError, describe_value, did_you_mean
@@ -257,6 +258,9 @@ class ExecutionConfig:
     # sessions up), else DEFAULT_APP_NAME. adk-fluent's own run()/stream() use DEFAULT_APP_NAME.
     app_name: str | None = None
     max_llm_calls: int | None = None  # None: ADK's default (500; ADK 2.x reads ADK_MAX_LLM_CALLS)
+    # seconds a turn of run() / stream() / ask() may take: past it the turn is stopped after its
+    # last complete event and ends with a TIMEOUT error event (run/engine.py); None: no limit
+    timeout_seconds: float | None = None
     streaming_mode: Literal["none", "sse"] = "none"
     resumable: bool = False
     compaction: CompactionConfig | None = None
@@ -300,6 +304,15 @@ class ExecutionConfig:
                 or "'sse' streams partial replies; live (bidi) runs are ADK's run_live.",
             )
 
+        if self.timeout_seconds is not None:
+            checked_seconds(
+                self.timeout_seconds,
+                None,
+                "timeout_seconds",
+                positive=True,
+                hint="ExecutionConfig(timeout_seconds=30) stops a turn that runs longer than 30 s.",
+                where="ExecutionConfig",
+            )
         if self.target is not None:
             check_target(self.target, "ExecutionConfig.target")
         if self.telemetry is not None:

@@ -375,12 +375,23 @@ class Engine:
             token = AGENT_STATES.set(agents.states)
             call_token = TOOL_CALL.set(None) if TOOL_CALL.get() is not None else None
             try:
-                events = handed_over([runner_events]) if handoff else runner_events
+                limit = bound.config.timeout_seconds
+                deadline = None if limit is None else asyncio.get_running_loop().time() + limit
+                if handoff or deadline is not None:  # a deadline stops ADK's task, not ours
+                    events = handed_over([runner_events], deadline=deadline)
+                else:
+                    events = runner_events
                 if handoff and self._tree_tools(binding[0]):
                     events = _waking(events, agents.states)
+                last: Any = None  # the turn's last event, for a TIMEOUT event's invocation
                 async with aclosing(events):
                     try:
-                        async for event in events:
+                        async for event in _until_deadline(events):
+                            if event is _TIMED_OUT:
+                                for note in agents.pending():
+                                    yield note
+                                yield await _timed_out(bound, user_id, session_id, limit, last)
+                                break
                             if event is None:  # notes of an agent tool's run, while it runs
                                 for note in agents.pending():
                                     yield note
@@ -388,6 +399,7 @@ class Engine:
                             if agents.states.notes:
                                 for note in agents.pending():
                                     yield note
+                            last = event
                             if graph:
                                 agents.transferred(event)
                             shown = for_client(event, bound.mode)
@@ -535,6 +547,42 @@ async def _waking(
                         await step
     finally:
         states.wake = None
+
+
+_TIMED_OUT = object()  # _until_deadline's last item when the turn's deadline passed
+
+
+async def _until_deadline(events: AsyncGenerator[Any, None]) -> AsyncGenerator[Any, None]:
+    """The events, then _TIMED_OUT if handed_over's deadline passed (its tasks are stopped)."""
+    from adk_fluent.adk.custom_agents.handoff import DeadlinePassed
+
+    try:
+        async for event in events:
+            yield event
+    except DeadlinePassed:
+        yield _TIMED_OUT
+
+
+async def _timed_out(
+    bound: Any, user_id: str, session_id: str, limit: float | None, last: Any
+) -> AgentEvent:
+    """The TIMEOUT event a turn past ExecutionConfig.timeout_seconds ends with, stored after the
+    events the turn completed (an event ADK stored is whole: what was half done is not)."""
+    from google.adk.events.event import Event
+
+    event = Event(
+        author=bound.app.root_agent.name,
+        invocation_id=getattr(last, "invocation_id", None) or "",
+        error_code="TIMEOUT",
+        error_message=f"the turn did not finish within {limit or 0:g} s "
+        "(ExecutionConfig.timeout_seconds) and was stopped after its last complete event",
+    )
+    session = await bound.session_service.get_session(
+        app_name=bound.app.name, user_id=user_id, session_id=session_id
+    )
+    if session is not None:
+        await bound.session_service.append_event(session, event)
+    return AgentEvent.from_adk(event)
 
 
 def _graph_root(root_agent: Any, ir: Node) -> tuple[str, dict[str, Any]] | None:

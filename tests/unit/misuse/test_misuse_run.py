@@ -183,6 +183,19 @@ CASES = [
         lambda: CompactionConfig(token_threshold=100, event_retention_size="20"),
         "event_retention_size",
     ),
+    # ExecutionConfig(timeout_seconds=)
+    case(
+        "timeout-seconds-zero",
+        lambda: ExecutionConfig(timeout_seconds=0),
+        "ExecutionConfig",
+        "timeout_seconds",
+    ),
+    case(
+        "timeout-seconds-text",
+        lambda: ExecutionConfig(timeout_seconds="30"),
+        "timeout_seconds",
+        "seconds",
+    ),
 ]
 
 
