@@ -49,6 +49,8 @@ if TYPE_CHECKING:
     from adk_fluent.api.expression import exit_when as exit_when
     from adk_fluent.api.expression import until as until
     from adk_fluent.api.inject import per_call as per_call
+    from adk_fluent.api.inject import per_invocation as per_invocation
+    from adk_fluent.api.inject import per_session as per_session
     from adk_fluent.api.presets import Preset as Preset
     from adk_fluent.api.remote import RemoteAgent as RemoteAgent
     from adk_fluent.api.route import Route as Route

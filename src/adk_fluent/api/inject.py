@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from adk_fluent.adk.resources import Scoped, acquire
 from adk_fluent.arguments import checked_function, checked_some
 from adk_fluent.errors import BuildError, did_you_mean
 
@@ -43,11 +44,52 @@ def per_call(factory: Callable[[], Any]) -> PerCall:
         "inject",
         takes=0,
         what="per_call(factory)",
-        hint="a function of no arguments that makes the resource, e.g. "
+        hint="a function (or class) of no arguments that makes the resource, e.g. "
         "per_call(lambda: make_client(settings)).",
-        classes=False,
     )
     return PerCall(factory)
+
+
+def per_invocation(
+    factory: Callable[[], Any], *, close: Callable[[Any], Any] | None = None
+) -> Scoped:
+    """A resource made once per invocation (a turn) and shared by every tool call in it, torn
+    down when the invocation ends, also when it fails, is cancelled or times out:
+    `inject(db=per_invocation(open_connection, close=lambda c: c.close()))`. `factory` (sync or
+    async) takes no arguments; without `close`, the value's own `aclose()` / `close()` is called
+    if it has one (adk/resources.py)."""
+    return _scoped(factory, close, "invocation")
+
+
+def per_session(factory: Callable[[], Any], *, close: Callable[[Any], Any] | None = None) -> Scoped:
+    """A resource made once per session in this process (never shared between sessions) and
+    torn down by `close_session_stores()`, when many sessions hold one (the least recently
+    used first), or at exit: `inject(client=per_session(make_client))` (adk/resources.py)."""
+    return _scoped(factory, close, "session")
+
+
+def _scoped(factory: Any, close: Any, scope: Any) -> Scoped:
+    shown = f"per_{scope}(factory)"
+    checked_function(
+        factory,
+        None,
+        "inject",
+        takes=0,
+        what=shown,
+        hint=f"a function (or class) of no arguments that makes the resource, e.g. "
+        f"per_{scope}(open_db).",
+    )
+    if close is not None:
+        checked_function(
+            close,
+            None,
+            "close",
+            takes=1,
+            what=f"per_{scope}(..., close=...)",
+            hint="it takes the value to tear down: close=lambda connection: connection.close().",
+            classes=False,
+        )
+    return Scoped(factory, close, scope)
 
 
 def check_resources(agent: str, resources: Mapping[str, Any]) -> None:
@@ -119,7 +161,9 @@ def _docstring(fn: Any) -> str | None:
     return doc
 
 
-async def _resolved_async(resources: Mapping[str, Any], names: list[str]) -> dict[str, Any]:
+async def _resolved_async(
+    resources: Mapping[str, Any], names: list[str], tool_context: Any = None
+) -> dict[str, Any]:
     values = {}
     for name in names:
         value = resources[name]
@@ -127,6 +171,8 @@ async def _resolved_async(resources: Mapping[str, Any], names: list[str]) -> dic
             value = value.factory()
             if inspect.isawaitable(value):
                 value = await value
+        elif isinstance(value, Scoped):
+            value = await acquire(value, tool_context)
         values[name] = value
     return values
 
@@ -156,10 +202,17 @@ def injected_tool(
     factories_async = any(
         isinstance(resources[n], PerCall) and _is_async(resources[n].factory) for n in names
     )
-    if _is_async(tool) or factories_async:
+    scoped = any(isinstance(resources[n], Scoped) for n in names)
+    # a scoped resource is found by the call's invocation or session: the wrapper takes ADK's
+    # tool_context (never declared to the model) and hands it on only if the tool takes it
+    takes_context = "tool_context" in signature.parameters
+    if _is_async(tool) or factories_async or scoped:
 
         async def call_async(*args: Any, **kwargs: Any) -> Any:
-            kwargs.update(await _resolved_async(resources, names))
+            context = (
+                kwargs.get("tool_context") if takes_context else kwargs.pop("tool_context", None)
+            )
+            kwargs.update(await _resolved_async(resources, names, context))
             result = tool(*args, **kwargs)
             if inspect.isawaitable(result):
                 result = await result
@@ -186,6 +239,12 @@ def injected_tool(
         for p in signature.parameters.values()
         if p.name not in names
     ]
+    if scoped and not takes_context:
+        context = inspect.Parameter("tool_context", inspect.Parameter.KEYWORD_ONLY)
+        if visible and visible[-1].kind == inspect.Parameter.VAR_KEYWORD:
+            visible.insert(len(visible) - 1, context)
+        else:
+            visible.append(context)
     shown = signature.replace(
         parameters=visible, return_annotation=hints.get("return", signature.return_annotation)
     )

@@ -335,6 +335,7 @@ class Engine:
         from adk_fluent.adk.compat import hide_adk_wrapper, runner_takes_state_delta
         from adk_fluent.adk.custom_agents.handoff import handed_over
         from adk_fluent.adk.event_visibility import AGENT_STATES, TOOL_CALL, for_client
+        from adk_fluent.adk.resources import TURN_INVOCATIONS, end_invocations
 
         async with AsyncExitStack() as held:
             held.enter_context(self._room(binding[0]))  # ADK runs nested agents recursively
@@ -373,6 +374,8 @@ class Engine:
             # start): this turn's notes go to this turn, never to an outer turn's, and a turn
             # run inside an agent tool's call is a turn of its own
             token = AGENT_STATES.set(agents.states)
+            used: set[str] = set()  # invocations whose per_invocation resources this turn made
+            used_token = TURN_INVOCATIONS.set(used)
             call_token = TOOL_CALL.set(None) if TOOL_CALL.get() is not None else None
             try:
                 limit = bound.config.timeout_seconds
@@ -411,6 +414,10 @@ class Engine:
                 for note in agents.close():
                     yield note
             finally:
+                if used:  # however the turn ended: finished, failed, cancelled, timed out
+                    await end_invocations(used)
+                with suppress(ValueError, RuntimeError):
+                    TURN_INVOCATIONS.reset(used_token)
                 agents.states.open = False
                 # closed in another context (a stream left to the garbage collector): that
                 # context's value is not this generator's to reset

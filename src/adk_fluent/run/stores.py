@@ -43,8 +43,11 @@ _shared_stores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, A
 
 async def close_session_stores() -> None:
     """Close the database connections of session stores adk-fluent opened from URLs
-    (`session_store="sqlite:///..."`): call it when your app shuts down. A later run with a
-    URL opens its store again."""
+    (`session_store="sqlite:///..."`), and tear down the sessions' `per_session` resources:
+    call it when your app shuts down. A later run with a URL opens its store again."""
+    from adk_fluent.adk.resources import end_sessions
+
+    await end_sessions()
     _shared_stores.clear()
     while _opened_stores:
         engine = getattr(_opened_stores.pop(), "db_engine", None)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from adk_fluent import Agent, Preset, agent, per_call
+from adk_fluent import Agent, Preset, agent, per_call, per_invocation, per_session
 from adk_fluent.testing import ScriptedModel, mock_backend, repeat
 from tests.support.misuse import case, check, ids
 
@@ -115,7 +115,19 @@ CASES = [
         "streaming",
     ),
     case("per-call-not-callable", lambda: per_call("conn"), "per_call", "inject"),
-    case("per-call-class", lambda: per_call(dict), "per_call", "the class dict"),
+    case(
+        "per-invocation-factory-takes-an-argument",
+        lambda: per_invocation(lambda settings: settings),
+        "per_invocation(factory)",
+        "0 argument",
+    ),
+    case(
+        "per-session-close-takes-nothing",
+        lambda: per_session(object, close=lambda: None),
+        "per_session(..., close=...)",
+        "close",
+    ),
+    case("per-session-not-callable", lambda: per_session("client"), "per_session", "inject"),
     case("per-call-needs-arguments", lambda: per_call(make_client), "make_client", "settings"),
     # presets
     case("preset-typo", lambda: Preset(modle="gemini-2.5-flash"), "modle", "did you mean"),

@@ -46,6 +46,7 @@ from typing import Any
 
 from google.adk.plugins.base_plugin import BasePlugin
 
+from adk_fluent.adk import resources
 from adk_fluent.adk.artifact_content import (
     artifacts_last_as_long,
     companion_app,
@@ -323,6 +324,15 @@ class VisibilityPlugin(BasePlugin):
 
     async def after_run_callback(self, *, invocation_context: Any) -> None:
         self._runs.pop(invocation_context.invocation_id, None)
+        if resources.holding_invocations():  # per_invocation resources of this run
+            await resources.end_invocations((invocation_context.invocation_id,))
+        return None
+
+    async def on_run_error_callback(self, *, invocation_context: Any, error: Any) -> None:
+        # ADK releases that notify a failed run (2.x) let its per_invocation resources go too
+        self._runs.pop(invocation_context.invocation_id, None)
+        if resources.holding_invocations():
+            await resources.end_invocations((invocation_context.invocation_id,))
         return None
 
     async def after_model_callback(self, *, callback_context: Any, llm_response: Any) -> None:
