@@ -364,6 +364,22 @@ def _keys_left_unwritten(
     return {key for key in reads if had.get(key) and not has.get(key) and key not in initial}
 
 
+def _handovers(
+    path: str, node: Node, flow: Any, reads: dict[str, list[Any]], *, adjacent: bool
+) -> Iterator[tuple[int, int, str]]:
+    """(writer, reader, key) for children of a sequence where child `reader` reads a key that
+    only child `writer` (before it; the next one only, with `adjacent`) writes."""
+    prefixes = [f"{path}/{child.name}" for child in node.children]
+    for i in range(len(prefixes)):
+        for key in sorted(_written_under(flow, prefixes[i])):
+            if not all(w.path.startswith(prefixes[i]) for w in flow.writers.get(key, ())):
+                continue
+            for j in range(i + 1, min(i + 2, len(prefixes)) if adjacent else len(prefixes)):
+                if any(r.path.startswith(prefixes[j]) for r in reads.get(key, ())):
+                    yield i, j, key
+                    break
+
+
 def _parallelised(
     base: Base,
     index: tuple[int, ...],
@@ -375,19 +391,12 @@ def _parallelised(
     """The first pair of adjacent children where the second reads what only the first writes,
     put side by side in a FanOut."""
     children = node.children
-    prefixes = [f"{path}/{child.name}" for child in children]
-    for i in range(len(children) - 1):
-        for key in sorted(_written_under(flow, prefixes[i])):
-            if not all(w.path.startswith(prefixes[i]) for w in flow.writers.get(key, ())):
-                continue
-            if any(r.path.startswith(prefixes[i + 1]) for r in reads.get(key, ())):
-                pair = ParallelAgentNode.of(
-                    f"side_by_side_{i}", {"children": (children[i], children[i + 1])}
-                )
-                moved = (*children[:i], pair, *children[i + 2 :])
-                tree = _replaced(base.root, index, lambda n, m=moved: n.replace(children=m))
-                yield Mutant(base.name, "parallelise", prefixes[i + 1], frozenset({key}), tree)
-                return
+    for i, j, key in _handovers(path, node, flow, reads, adjacent=True):
+        pair = ParallelAgentNode.of(f"side_by_side_{i}", {"children": (children[i], children[j])})
+        moved = (*children[:i], pair, *children[j + 1 :])
+        tree = _replaced(base.root, index, lambda n, m=moved: n.replace(children=m))
+        yield Mutant(base.name, "parallelise", f"{path}/{children[j].name}", frozenset({key}), tree)
+        return
 
 
 def _reorders(
@@ -399,22 +408,13 @@ def _reorders(
     reads: dict[str, list[Any]],
 ) -> Iterator[Mutant]:
     """The first reader of a key that one earlier child alone writes, moved before that child."""
-    children = node.children
-    prefixes = [f"{path}/{child.name}" for child in children]
-    for i in range(len(children)):
-        for key in sorted(_written_under(flow, prefixes[i])):
-            if not all(w.path.startswith(prefixes[i]) for w in flow.writers.get(key, ())):
-                continue
-            for j in range(i + 1, len(children)):
-                if any(r.path.startswith(prefixes[j]) for r in reads.get(key, ())):
-                    moved = list(children)
-                    reader = moved.pop(j)
-                    moved.insert(i, reader)
-                    tree = _replaced(
-                        base.root, index, lambda n, m=tuple(moved): n.replace(children=m)
-                    )
-                    yield Mutant(base.name, "reorder", f"{prefixes[j]}", frozenset({key}), tree)
-                    return  # one per sequence
+    for i, j, key in _handovers(path, node, flow, reads, adjacent=False):
+        moved = list(node.children)
+        reader = moved.pop(j)
+        moved.insert(i, reader)
+        tree = _replaced(base.root, index, lambda n, m=tuple(moved): n.replace(children=m))
+        yield Mutant(base.name, "reorder", f"{path}/{reader.name}", frozenset({key}), tree)
+        return
 
 
 def _written_under(flow: Any, prefix: str) -> set[str]:
