@@ -107,7 +107,7 @@ def request_chars(llm_request: Any) -> int:
     return contents + (_system_chars(config.system_instruction) if config is not None else 0)
 
 
-def _state_view(callback_context: Any) -> MappingProxyType[str, Any]:
+def state_view(callback_context: Any) -> MappingProxyType[str, Any]:
     state = callback_context.state
     snapshot = state.to_dict() if hasattr(state, "to_dict") else dict(state)
     return MappingProxyType(snapshot)  # a condition reads state; it never writes it
@@ -136,7 +136,7 @@ class ModelSelection:
 
     def __call__(self, callback_context: Any, llm_request: Any) -> None:
         seen = SelectionInput(
-            state=_state_view(callback_context),
+            state=state_view(callback_context),
             input_tokens=estimate_tokens(request_chars(llm_request)),
             agent=self.selector.name,
         )

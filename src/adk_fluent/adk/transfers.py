@@ -11,12 +11,12 @@ session says the hand-off was a rule's, not the model's.
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import MappingProxyType
 from typing import Any
 
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
+from adk_fluent.adk.model_selection import state_view
 from adk_fluent.ir.steps import ReadOnlyState
 
 TRANSFER_TOOL = "transfer_to_agent"  # ADK's transfer tool, on every supported release
@@ -32,10 +32,8 @@ class RuleTransfer:
         self.when = when
 
     def __call__(self, callback_context: Any, llm_request: Any) -> LlmResponse | None:
-        state = callback_context.state
-        snapshot = state.to_dict() if hasattr(state, "to_dict") else dict(state)
         view = ReadOnlyState(
-            MappingProxyType(snapshot),
+            state_view(callback_context),
             self.agent,
             owner=f"transfer_to('{self.target}', when=...) of agent '{self.agent}'",
         )
