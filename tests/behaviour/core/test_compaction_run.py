@@ -9,10 +9,22 @@ import pytest
 
 from adk_fluent import Agent, BuildError, CompactionConfig, ExecutionConfig
 from adk_fluent.adk.compat import compaction_settings
-from adk_fluent.testing import mock_backend, with_usage
+from adk_fluent.testing import mock_backend, repeat, with_usage
 from tests.conftest import request_texts
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*EXPERIMENTAL.*:UserWarning")
+
+
+def _summary_or(reply: str):
+    """A step answering ADK's summary request (made with the root agent's own model, once or,
+    on some releases, again before the next turn) with the summary, and the chat's with
+    `reply`: how many summaries ADK asks for is its own business."""
+
+    def step(request):
+        asked = " ".join(p.text or "" for c in request.contents for p in c.parts or ())
+        return "SUMMARY OF EARLIER" if "summarize" in asked else reply
+
+    return step
 
 
 async def test_a_large_prompt_triggers_a_summary_the_next_request_is_built_from(sqlite_url):
@@ -23,28 +35,25 @@ async def test_a_large_prompt_triggers_a_summary_the_next_request_is_built_from(
     )
     chat = Agent("chat").instruct("Chat.")
     backend = mock_backend(
-        {
-            "chat": [
-                with_usage("first answer", input=5000, output=10),
-                "SUMMARY OF EARLIER",
-                with_usage("second answer", input=100, output=5),
-            ]
-        }
+        {"chat": [with_usage("first answer", input=5000, output=10), repeat(_summary_or("done"))]}
     )
     options = {"backend": backend, "config": config, "session_store": sqlite_url}
     await chat.run("hello", session_id="s", **options)
-    await chat.run("again", session_id="s", **options)
+    answer = await chat.ask("again", session_id="s", **options)
 
-    sent = "\n".join(request_texts(backend.requests["chat"][2]))
-    # the summary reaches the next request, and the retained event as it was (how much of the
-    # summarised range ADK still sends besides differs between releases: 1.35 keeps the first
-    # user message, 1.25 and 2.13 drop it)
-    assert "SUMMARY OF EARLIER" in sent and "first answer" in sent
+    assert answer == "done"
+    last = backend.requests["chat"][-1]
+    sent = "\n".join(request_texts(last))
+    # the summary reaches the next request; how much of the summarised range ADK still sends
+    # besides differs between releases (1.35 keeps the first user message; 1.27 summarises the
+    # summary and the retained answer again before the turn; 1.25 and 2.13 send the summary and
+    # the retained answer)
+    assert "SUMMARY OF EARLIER" in sent and "again" in sent
     stored = (await chat.session("s", **options)).events
     texts = [e.content.parts[0].text for e in stored if e.content and e.content.parts]
     assert texts[:2] == ["hello", "first answer"]  # summarised, still stored
-    assert sum(1 for e in stored if getattr(e.actions, "compaction", None)) == 1
-    backend.assert_consumed()
+    assert "again" in texts and texts[-1] == "done"
+    assert any(getattr(e.actions, "compaction", None) for e in stored)
 
 
 async def test_a_token_only_config_where_adk_needs_the_interval_pair_is_refused():
