@@ -135,7 +135,7 @@ def tide_one(session: nox.Session) -> None:
 # What a user installs, one at a time: the package alone and each extra. `extras` proves each
 # works alone (imports and one real use, tests/support/extra_smoke.py); a missing dependency of
 # one extra that another extra happens to bring (jinja2 for eval, once) shows only this way.
-EXTRAS = ["base", "db", "a2a", "eval", "otel", "report", "codegen", "docs"]
+EXTRAS = ["base", "db", "a2a", "eval", "otel", "report", "queue", "codegen", "docs"]
 # The extras docs/ and README's blocks use between them.
 USER_EXTRAS = "db,a2a,eval,otel,report"
 

@@ -246,3 +246,10 @@ def install_extra(extra: str) -> str:
     root = Path(__file__).resolve().parents[2]
     where = str(root) if (root / "pyproject.toml").is_file() else "path/to/adk-fluent"
     return f"pip install -e '{where}[{extra}]' (from a checkout; not PyPI's adk-fluent)"
+
+
+def redacted(text: str) -> str:
+    """A URL's password replaced by ***, wherever it appears in the text: after the user name
+    (which may be empty) or as a `password=` query parameter (session stores, queue brokers)."""
+    text = re.sub(r"(://[^:/@\s]*:)\S+@", r"\1***@", text)  # to the last @: '@' in a password
+    return re.sub(r"([?&]password=)[^&\s]+", r"\1***", text, flags=re.IGNORECASE)

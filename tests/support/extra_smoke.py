@@ -8,6 +8,8 @@ db       a conversation on SQLite, continued after the stores are closed (a relo
 a2a      a pipeline served over A2A on 127.0.0.1, its card and one message/send answered
 eval     an evaluation suite run offline, and ADK's user simulator imports
 otel     otel_enrichment's attributes on ADK's spans, read by an in-memory exporter
+queue    a boundary served by a queue worker over a redis-server this script starts (and,
+         without a server here, a turn refused with QUEUE_UNREACHABLE naming the broker)
 report   `adk-fluent report --recording F --html OUT` writes a page that needs no network
 codegen  `adk-fluent-codegen scan --output` of the installed google-adk
 docs     MkDocs with the theme and the reference plugin the site uses
@@ -157,6 +159,56 @@ def check_a2a() -> None:
         thread.join(timeout=30)
 
 
+async def _queued_turn(url: str, serve: bool) -> Any:
+    from google.adk.runners import Runner
+    from google.adk.sessions import InMemorySessionService
+    from google.genai import types
+
+    from adk_fluent.remote import to_apps
+
+    pipeline = scripted("greeter").execution_boundary("greeting", url=url, timeout=30)
+    split = to_apps(pipeline)
+    worker = split.worker("greeting") if serve else None
+    task = asyncio.create_task(worker.run()) if worker else None
+    sessions = InMemorySessionService()
+    session = await sessions.create_session(app_name=split.root.name, user_id="u")
+    runner = Runner(app=split.root, session_service=sessions)
+    message = types.Content(role="user", parts=[types.Part(text="Hi")])
+    events = [
+        e async for e in runner.run_async(user_id="u", session_id=session.id, new_message=message)
+    ]
+    if worker and task:
+        worker.stop()
+        await task
+    return events[-1]
+
+
+def check_queue() -> None:
+    port = _free_port()
+    server = shutil.which("redis-server")
+    if server is None:
+        last = asyncio.run(_queued_turn(f"redis://127.0.0.1:{port}/0", serve=False))
+        assert last.error_code == "QUEUE_UNREACHABLE" and str(port) in last.error_message, last
+        ok("no redis-server here: the turn is refused with QUEUE_UNREACHABLE naming the broker")
+        return
+    command = [server, "--bind", "127.0.0.1", "--port", str(port), "--save", ""]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        last = asyncio.run(_queued_turn(f"redis://127.0.0.1:{port}/0", serve=True))
+        assert last.content.parts[0].text == REPLY, last
+        ok("a boundary's turn answered by a queue worker over redis-server")
+    finally:
+        process.terminate()
+        process.wait(15)
+
+
 def check_eval() -> None:
     from adk_fluent.evaluation import FluentCase, FluentEvalSuite, contains
     from adk_fluent.testing import mock_backend
@@ -239,6 +291,7 @@ CHECKS: dict[str, Callable[[], None]] = {
     "eval": check_eval,
     "otel": check_otel,
     "report": check_report,
+    "queue": check_queue,
     "codegen": check_codegen,
     "docs": check_docs,
 }

@@ -621,6 +621,18 @@ class Compiler(ir.NodeVisitor[Around, Any]):
         return compile_native(node, self.model_for)
 
     def visit_remote_agent(self, node: ir.RemoteAgentNode, around: Around) -> Any:
+        if node.queued:  # a pool of queue workers serves it (to_apps with a redis:// URL)
+            from adk_fluent.adk.custom_agents.queued import QueuedBoundaryAgent
+
+            return QueuedBoundaryAgent(
+                name=node.name,
+                description=node.description,
+                url=node.card,
+                service=node.service or node.name,
+                timeout=node.timeout,
+                sends=tuple(sorted(node.reads_keys)),
+                receives=tuple(sorted(node.writes_keys)),
+            )
         try:
             from adk_fluent.adk.custom_agents.remote import FluentRemoteAgent
         except ImportError as error:

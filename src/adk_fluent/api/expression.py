@@ -56,6 +56,7 @@ from adk_fluent.ir.nodes import (
     TimeoutNode,
     TransformNode,
     UntilNode,
+    is_queue_url,
 )
 from adk_fluent.ir.state_keys import check_key
 from adk_fluent.ir.steps import FunctionStep, Step
@@ -171,12 +172,19 @@ class Expression(BuilderBase, Runnable):
         )
 
     def execution_boundary(
-        self, service: str | None = None, *, url: str = "", description: str = ""
+        self,
+        service: str | None = None,
+        *,
+        url: str = "",
+        description: str = "",
+        timeout: float = 600.0,
     ) -> Boundary:
         """Mark this step as a service of its own. Run in one process, nothing changes;
-        `adk_fluent.remote.to_apps(pipeline)` deploys it as a separate ADK App, called over A2A
-        at `url` (its card URL, `<base>/.well-known/agent-card.json`, or given to to_apps)."""
-        return Boundary(self, service, url=url, description=description)
+        `adk_fluent.remote.to_apps(pipeline)` deploys it apart: called over A2A at `url` (its
+        card URL, `<base>/.well-known/agent-card.json`), or, with a queue broker's URL
+        (`redis://host:6379/0`), run by a pool of `adk-fluent worker` processes fed by that
+        queue. The caller waits at most `timeout` seconds for the service's answer."""
+        return Boundary(self, service, url=url, description=description, timeout=timeout)
 
 
 class StateStep(Expression):
@@ -931,7 +939,13 @@ class Boundary(Expression):
     """A step deployed as a service of its own; see `Expression.execution_boundary()`."""
 
     def __init__(
-        self, body: Any, service: str | None = None, *, url: str = "", description: str = ""
+        self,
+        body: Any,
+        service: str | None = None,
+        *,
+        url: str = "",
+        description: str = "",
+        timeout: float = 600.0,
     ) -> None:
         step = as_step(body, "execution_boundary")
         if service is not None:
@@ -944,23 +958,35 @@ class Boundary(Expression):
                 str,
                 what="a str",
                 hint="url: the card URL the service will answer at, e.g. "
-                "'http://heavy:8001/.well-known/agent-card.json'.",
+                "'http://heavy:8001/.well-known/agent-card.json', or a queue broker's URL, "
+                "e.g. 'redis://queue:6379/0'.",
             )
-        if url and not url.startswith(("http://", "https://")):
+        if url and not url.startswith(("http://", "https://")) and not is_queue_url(url):
             raise BuildError(
-                f"execution_boundary url={url!r} is not an http(s) URL",
+                f"execution_boundary url={url!r} is neither an http(s) URL nor a queue URL",
                 agent=step.name,
                 field="url",
-                hint="the service's agent card URL, e.g. 'http://heavy:8001/.well-known/agent-card.json'.",
+                hint="the service's agent card URL, e.g. "
+                "'http://heavy:8001/.well-known/agent-card.json', or the queue broker its "
+                "workers read, e.g. 'redis://queue:6379/0'.",
             )
+        seconds = checked_seconds(
+            timeout,
+            step.name,
+            "timeout",
+            positive=True,
+            hint="seconds the caller waits for the service's answer, e.g. timeout=120.",
+        )
         super().__init__(service or f"{step.name}_service")
         self._body, self._url, self._description = step, url, description
+        self._timeout = float(seconds)
 
     def _build_ir(self) -> BoundaryNode:
         return BoundaryNode(
             name=self._name,
             url=self._url,
             description=self._description,
+            timeout=self._timeout,
             children=(self._body.to_ir(),),
             visibility=self._visibility,
         )

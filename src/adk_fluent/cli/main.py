@@ -9,6 +9,7 @@ suite of cases, serve it over A2A, or report what a stored session's runs cost.
     adk-fluent eval evals/booking.yaml --pipeline app.flows:pipeline   (or an .evalset.json)
     adk-fluent report --store sqlite:///sessions.db --app shop [--session s1] [--all] [--json]
     adk-fluent serve app.flows:payments [--host 127.0.0.1] [--port 8000] [--session-store URL]
+    adk-fluent worker app.flows:pipeline --boundary heavy [--processes 4] [--session-store URL]
     adk-fluent --version          adk-fluent 0.1.0 (google-adk 2.13.0)
     adk-fluent                    the help, exit 0
 
@@ -178,9 +179,9 @@ def _parser() -> argparse.ArgumentParser:
     draw.add_argument("target", metavar="TARGET", help="module:attr naming the pipeline")
     draw.set_defaults(run=_visualize)
     from adk_fluent.cli import eval as eval_command
-    from adk_fluent.cli import report, serve
+    from adk_fluent.cli import report, serve, worker
 
-    for command_module in (eval_command, report, serve):
+    for command_module in (eval_command, report, serve, worker):
         command_module.add_parser(commands)
     for command in commands.choices.values():
         # also after the command (`adk-fluent check x --debug`); SUPPRESS keeps a --debug

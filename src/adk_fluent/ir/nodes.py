@@ -211,7 +211,8 @@ class RemoteAgentNode(Node):
     `card` is where the peer's agent card is read (an http(s) URL or a file path); `card_json`
     holds the card itself when one was given as an object (JSON text, so the node stays a
     hashable value). `service` names the deployment it stands for when an ExecutionBoundary
-    was split off (`to_apps()`), else empty."""
+    was split off (`to_apps()`), else empty. A boundary served by a pool of queue workers has
+    the broker's URL as its `card` (`queued`): the call is a job on the queue, not A2A."""
 
     SPEAKS: ClassVar[Speaks] = "by_position"
     CHILDREN: ClassVar[Children] = "none"
@@ -224,6 +225,20 @@ class RemoteAgentNode(Node):
     # (ir/a2a_card.py), whose repr hides header values; None: ADK's own client, no retry
     connection: Any = None
 
+    @property
+    def queued(self) -> bool:
+        """Whether the peer is a pool of queue workers (`card` is the broker's URL)."""
+        return is_queue_url(self.card)
+
+
+# The brokers a queue boundary can use (Redis Streams: adk/custom_agents/queued.py).
+QUEUE_SCHEMES = ("redis://", "rediss://")
+
+
+def is_queue_url(url: Any) -> bool:
+    """Whether `url` names a queue broker rather than an A2A service."""
+    return isinstance(url, str) and url.startswith(QUEUE_SCHEMES)
+
 
 class BoundaryNode(Node):
     """`.execution_boundary(...)`: its one child is a service of its own. In one process it
@@ -233,8 +248,11 @@ class BoundaryNode(Node):
 
     SPEAKS: ClassVar[Speaks] = "never"
     CHILDREN: ClassVar[Children] = "branches"
-    url: str = ""  # where the service will be reached; `to_apps(urls=...)` may give it later
+    # where the service will be reached: an A2A card URL, or a queue broker's (redis://...)
+    # that a pool of `adk-fluent worker` processes serves; `to_apps(urls=...)` may give it later
+    url: str = ""
     description: str = ""
+    timeout: float = 600.0  # seconds the caller waits for the service's answer
 
 
 class ChunkedEdgeNode(Node):

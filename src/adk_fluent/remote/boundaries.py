@@ -38,8 +38,8 @@ from typing import Any
 
 from adk_fluent.analysis.contracts import ContractReport
 from adk_fluent.arguments import checked_instance
-from adk_fluent.errors import BuildError, describe_value, did_you_mean
-from adk_fluent.ir.nodes import BoundaryNode, Node
+from adk_fluent.errors import BuildError, describe_value, did_you_mean, redacted
+from adk_fluent.ir.nodes import BoundaryNode, Node, is_queue_url
 from adk_fluent.ir.options import BuildOptions, ExecutionConfig, StrictOptions
 from adk_fluent.remote.cards import StateInterface
 from adk_fluent.remote.directory import WELL_KNOWN_CARD
@@ -142,6 +142,15 @@ class SplitApps:
         advertises the service's URL from the split (`public_url` overrides it) and declares
         the keys the split sends it and expects back."""
         crossing = self.crossing(service)
+        if is_queue_url(crossing.url):
+            raise BuildError(
+                f"the service '{service}' is served by queue workers "
+                f"({redacted(crossing.url)}), not over A2A",
+                agent=service,
+                field="service",
+                hint=f"run its workers: adk-fluent worker module:pipeline --boundary {service} "
+                f"(or split.worker('{service}', session_store=...)).",
+            )
         options.setdefault("name", service)
         options.setdefault("description", crossing.description)
         return a2a_app(
@@ -154,6 +163,35 @@ class SplitApps:
             public_url=public_url or endpoint(crossing.url),
             interface=StateInterface(crossing.sends, crossing.receives),
             **options,
+        )
+
+    def worker(
+        self,
+        service: str,
+        *,
+        session_store: Any = None,
+        url: str | None = None,
+        **options: Any,
+    ) -> Any:
+        """A QueueWorker for a service served by queue workers (`remote.worker`): it runs the
+        service's part for each job on the broker at the boundary's URL (`url` overrides
+        it), in sessions of `session_store` (PostgreSQL, shared with the caller, for workers
+        on several machines). `options`: concurrency, visibility_timeout, max_tries, name."""
+        from adk_fluent.remote.worker import QueueWorker
+
+        crossing = self.crossing(service)
+        broker_url = url or crossing.url
+        if not is_queue_url(broker_url):
+            raise BuildError(
+                f"the service '{service}' is called over A2A at {crossing.url}; workers serve a "
+                "queue",
+                agent=service,
+                field="url",
+                hint="give the boundary a queue broker's URL: to_apps(pipeline, urls={"
+                f"'{service}': 'redis://queue:6379/0'}}), or serve it: split.serve('{service}').",
+            )
+        return QueueWorker(
+            self.services[service], service, broker_url, session_store=session_store, **options
         )
 
     def serve(
@@ -208,9 +246,15 @@ def to_apps(
     for crossing in splitter.crossings:
         interface = StateInterface(crossing.sends, crossing.receives)
         part = _Part(splitter.trees[crossing.service], _part_options(options, crossing.sends))
-        services[crossing.service] = served_app(
-            part, config, backend=part_backend, interface=interface
-        )
+        if is_queue_url(crossing.url):
+            # its workers create each job's session with the keys; named after the service,
+            # so the jobs' sessions stand apart from the caller's in a store they share
+            app = ENGINE.to_app(part.to_ir(), part.options, config, part_backend, target="classic")
+            services[crossing.service] = app.model_copy(update={"name": crossing.service})
+        else:
+            services[crossing.service] = served_app(
+                part, config, backend=part_backend, interface=interface
+            )
     root = ENGINE.to_app(root_tree, options, config, part_backend)
     return SplitApps(
         root=root,
@@ -247,13 +291,16 @@ def _checked_urls(urls: Any, tree: Node, boundaries: Sequence[Node]) -> dict[str
                 field="urls",
                 hint=did_you_mean(str(service), names) or f"its services: {', '.join(names)}.",
             )
-        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        if not isinstance(url, str) or not (
+            url.startswith(("http://", "https://")) or is_queue_url(url)
+        ):
             raise BuildError(
-                f"the URL of the service '{service}' must be an http(s) URL, got "
-                f"{describe_value(url)}",
+                f"the URL of the service '{service}' must be an http(s) URL or a queue URL, "
+                f"got {describe_value(url)}",
                 agent=service,
                 field="urls",
-                hint=f"its card URL (http://host:port/{WELL_KNOWN_CARD}) or its base URL.",
+                hint=f"its card URL (http://host:port/{WELL_KNOWN_CARD}) or its base URL; for "
+                "a pool of queue workers, the broker's URL (redis://host:6379/0).",
             )
     return dict(urls)
 

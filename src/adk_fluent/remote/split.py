@@ -23,6 +23,7 @@ from adk_fluent.ir.nodes import (
     RemoteAgentNode,
     TransformNode,
     Walk,
+    is_queue_url,
 )
 from adk_fluent.ir.options import BuildOptions
 from adk_fluent.ir.state_keys import crosses_a2a
@@ -37,7 +38,8 @@ _MISSING = frozenset({"read-before-write", "maybe-unset"})
 @dataclass(frozen=True)
 class Crossing:
     """One execution boundary after the split: the service, the part that calls it, the card
-    URL it is called at, and the state keys it is sent and sends back."""
+    URL it is called at (or the queue broker its workers read), and the state keys it is sent
+    and sends back."""
 
     service: str
     caller: str
@@ -165,12 +167,12 @@ class Splitter(NodeVisitor[_Where, Node]):
             or f"the service {service}"
         )
         self.trees[service] = inner
-        self.crossings.append(
-            Crossing(service, caller, card_url(url), sends, receives, description)
-        )
+        where = url if is_queue_url(url) else card_url(url)
+        self.crossings.append(Crossing(service, caller, where, sends, receives, description))
         return RemoteAgentNode(
             service,
-            card=card_url(url),
+            card=where,
+            timeout=boundary.timeout,
             description=description,
             service=service,
             reads_keys=frozenset(sends),

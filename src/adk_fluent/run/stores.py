@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import re
 import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from adk_fluent.errors import BuildError, install_extra, with_article
+from adk_fluent.errors import BuildError, install_extra, redacted, with_article
 
 SQLITE_BUSY_TIMEOUT = 30.0  # seconds a SQLite writer waits for the lock before failing
 
@@ -94,7 +93,7 @@ async def prepare_session_store(store: str, *, apps: tuple[str, ...] | list[str]
     """
     if not isinstance(store, str) or store.strip() == "memory":
         raise BuildError(
-            f"prepare_session_store() needs a database URL, not {_short(_redacted(str(store)))}",
+            f"prepare_session_store() needs a database URL, not {_short(redacted(str(store)))}",
             field="session_store",
             hint="e.g. prepare_session_store('postgresql+asyncpg://user@host:5432/sessions').",
         )
@@ -149,7 +148,7 @@ def _database_store(store: str) -> Any:
         url = "sqlite+aiosqlite:///" + url[len("sqlite:///") :]
     if "://" not in url:
         raise BuildError(
-            f"session_store={_short(_redacted(store))} is neither 'memory' nor a database URL",
+            f"session_store={_short(redacted(store))} is neither 'memory' nor a database URL",
             field="session_store",
             hint="a file needs a URL, e.g. session_store='sqlite:///sessions.db'.",
         )
@@ -159,7 +158,7 @@ def _database_store(store: str) -> Any:
         from google.adk.sessions.database_session_service import DatabaseSessionService
     except ImportError as error:
         raise BuildError(
-            f"session_store={_short(_redacted(store))} needs ADK's DatabaseSessionService, "
+            f"session_store={_short(redacted(store))} needs ADK's DatabaseSessionService, "
             f"which failed to import ({error})",
             field="session_store",
             hint=f"install the database extra: {install_extra('db')}.",
@@ -173,8 +172,8 @@ def _database_store(store: str) -> Any:
     except Exception as error:  # ADK wraps a missing driver or a bad URL in a ValueError
         cause = error.__cause__ or error  # ADK's own text repeats the URL, password and all
         raise BuildError(
-            f"session_store={_short(_redacted(store))} cannot be opened: "
-            f"{type(cause).__name__}: {_redacted(str(cause))[:200]}",
+            f"session_store={_short(redacted(store))} cannot be opened: "
+            f"{type(cause).__name__}: {redacted(str(cause))[:200]}",
             field="session_store",
             hint=_driver_hint(url),
         ) from None
@@ -218,7 +217,7 @@ def _check_sqlite(url: str, store: str) -> str | None:
     dialect, _, driver = scheme.casefold().partition("+")
     if dialect != "sqlite":
         return None
-    shown = _short(_redacted(store))
+    shown = _short(redacted(store))
     if not rest.startswith("/"):  # sqlite://x.db: SQLAlchemy reads x.db as a host name
         path = rest.split("?", 1)[0]
         raise BuildError(
@@ -291,7 +290,7 @@ def _check_postgresql(url: str, store: str) -> None:
     """
     scheme = url.split("://", 1)[0].casefold()
     dialect, _, driver = scheme.partition("+")
-    shown = _short(_redacted(store))
+    shown = _short(redacted(store))
     if dialect == "postgres":
         raise BuildError(
             f"session_store={shown} starts with '{scheme}://', which SQLAlchemy does not know",
@@ -332,13 +331,6 @@ def _is_sqlite_file(url: str) -> bool:
         return False
     database = url.split(":///", 1)[1] if ":///" in url else ""
     return database not in ("", ":memory:") and not database.startswith(":memory:")
-
-
-def _redacted(text: str) -> str:
-    """A URL's password replaced by ***, wherever it appears in the text: after the user name
-    (which may be empty) or as a `password=` query parameter."""
-    text = re.sub(r"(://[^:/@\s]*:)\S+@", r"\1***@", text)  # to the last @: '@' in a password
-    return re.sub(r"([?&]password=)[^&\s]+", r"\1***", text, flags=re.IGNORECASE)
 
 
 def _short(value: str) -> str:
@@ -386,7 +378,7 @@ async def _prepare(service: Any) -> None:
             store, path = sqlite_file
             reason = " ".join(str(error.orig).split())[:160]
             raise BuildError(
-                f"session_store={_short(_redacted(store))}: SQLite cannot open or create the "
+                f"session_store={_short(redacted(store))}: SQLite cannot open or create the "
                 f"file {str(Path(path).resolve())!r} ({reason})",
                 field="session_store",
                 hint="check that this process may write in that folder and that the file, if "

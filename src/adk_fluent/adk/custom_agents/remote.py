@@ -46,7 +46,12 @@ from pydantic import PrivateAttr
 
 from adk_fluent.adk.compat import remote_a2a_agent_class, to_a2a_takes_executor_factory
 from adk_fluent.adk.custom_agents.halt import halted
-from adk_fluent.adk.custom_agents.steps import failure, state_of
+from adk_fluent.adk.custom_agents.steps import (
+    STATE_NOT_SENDABLE,
+    failure,
+    json_values,
+    state_of,
+)
 from adk_fluent.errors import BuildError
 from adk_fluent.ir.a2a_card import A2A_1X_HINT, REQUEST_KEY, is_a2a_1x_card
 from adk_fluent.ir.state_keys import crosses_a2a
@@ -67,7 +72,6 @@ UNAUTHORIZED = "REMOTE_UNAUTHORIZED"
 CARD_INVALID = "REMOTE_CARD_INVALID"
 REQUEST_FAILED = "REMOTE_REQUEST_FAILED"
 TASK_FAILED = "REMOTE_TASK_FAILED"
-STATE_NOT_SENDABLE = "REMOTE_STATE_NOT_SENDABLE"
 
 # HTTP answers that say "not now" rather than "no": a retry policy calls again after them.
 _REFUSED = frozenset({401, 403})
@@ -81,20 +85,6 @@ class CallFailure:
     code: str
     message: str
     transient: bool = False
-
-
-def json_values(values: dict[str, Any], owner: str) -> tuple[dict[str, Any], str | None]:
-    """`values` as JSON would carry them, or a message naming the first key it cannot carry."""
-    for key, value in values.items():
-        try:
-            json.dumps(value)
-        except (TypeError, ValueError) as error:
-            return {}, (
-                f"'{owner}' cannot send state key '{key}' over A2A: its value "
-                f"({type(value).__name__}) is not JSON ({error}). Fix: store plain JSON "
-                "values (str, int, float, bool, None, lists, dicts) under keys that cross."
-            )
-    return json.loads(json.dumps(values)), None
 
 
 def _decode_mapping(text: Any) -> dict[str, Any] | None:

@@ -6,6 +6,7 @@ they make travels in an event's state_delta, so every session service persists i
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
@@ -116,6 +117,24 @@ def make_event(
         actions=EventActions(**actions),
         **extra,
     )
+
+
+# A value under a key that crosses a boundary (A2A or a queue) that JSON cannot carry.
+STATE_NOT_SENDABLE = "REMOTE_STATE_NOT_SENDABLE"
+
+
+def json_values(values: dict[str, Any], owner: str) -> tuple[dict[str, Any], str | None]:
+    """`values` as JSON would carry them, or a message naming the first key it cannot carry."""
+    for key, value in values.items():
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError) as error:
+            return {}, (
+                f"'{owner}' cannot send state key '{key}' across its boundary: its value "
+                f"({type(value).__name__}) is not JSON ({error}). Fix: store plain JSON "
+                "values (str, int, float, bool, None, lists, dicts) under keys that cross."
+            )
+    return json.loads(json.dumps(values)), None
 
 
 def failure(ctx: Any, author: str, code: str, message: str) -> Event:
