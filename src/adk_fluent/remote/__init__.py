@@ -9,6 +9,9 @@
   Apps joined by RemoteAgent steps, with the contract report of every part (`split`: the
   tree walk, the keys that cross, each part checked); `agent_folders`: the parts as ADK agent
   folders (adk api_server / deploy).
+* `worker`: the workers of a boundary served by a queue (a redis:// URL): `QueueWorker`, which
+  `SplitApps.worker(service)` makes and `adk-fluent worker` runs (not imported here: it loads
+  ADK); the caller's side is `adk.custom_agents.queued`.
 
 `RemoteAgent` (the client step) is a builder in `api.remote`; its compiled agent is in
 `adk.custom_agents.remote`. This room sits above `run` (it compiles through the engine) and below the
