@@ -176,7 +176,9 @@ class Side:
     runner: Any = field(default=None)
 
 
-async def one_round(side: Side, sessions: Any, turns: int, tag: str) -> tuple[float, float]:
+async def one_round(
+    side: Side, sessions: Any, turns: int, tag: str, step: float = 0.0
+) -> tuple[float, float]:
     """Seconds for `turns` one-turn conversations, each in a new session, all at once, and the
     CPU seconds the caller's process spent meanwhile."""
     from google.genai import types
@@ -186,8 +188,12 @@ async def one_round(side: Side, sessions: Any, turns: int, tag: str) -> tuple[fl
         *(sessions.create_session(app_name=side.app.name, user_id=user) for user in users)
     )
 
+    # the heavy step waits `step` seconds, as a model call would (tests/support/queue_pipeline)
+    prefix = f"slow {step:g} " if step else ""
+
     async def turn(i: int) -> str:
-        message = types.Content(role="user", parts=[types.Part(text=f"question {tag} {i}")])
+        text = f"{prefix}question {tag} {i}"
+        message = types.Content(role="user", parts=[types.Part(text=text)])
 
         async def run() -> list[Any]:
             return [
@@ -209,14 +215,14 @@ async def one_round(side: Side, sessions: Any, turns: int, tag: str) -> tuple[fl
     replies = await asyncio.gather(*(turn(i) for i in range(turns)))
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     for i, reply in enumerate(replies):  # a wrong reply means the figure measured a failure
-        expected = f"answer: worked on topic of question {tag} {i}"
+        expected = f"answer: worked on topic of {prefix}question {tag} {i}"
         if reply != expected:
             raise RuntimeError(f"{side.label}, turn {i}: {reply!r} != {expected!r}")
     return seconds, cpu
 
 
 async def measure(
-    queues: dict[int, str], a2a_url: str, store: str, turns: int, repeat: int
+    queues: dict[int, str], a2a_url: str, store: str, turns: int, repeat: int, step: float
 ) -> dict[str, list[tuple[float, float]]]:
     """(seconds, the caller's CPU seconds) per round, by configuration; one warm-up round each
     first, then `repeat` rounds with the order rotating."""
@@ -239,11 +245,11 @@ async def measure(
     samples: dict[str, list[tuple[float, float]]] = {side.label: [] for side in sides}
     try:
         for number, side in enumerate(sides):  # warm-up: every worker process and the service
-            await one_round(side, sessions, turns, f"warm{number}")
+            await one_round(side, sessions, turns, f"warm{number}", step)
         for rep in range(repeat):
             shift = rep % len(sides)
             for number, side in enumerate(sides[shift:] + sides[:shift]):
-                seconds, cpu = await one_round(side, sessions, turns, f"r{rep}s{number}")
+                seconds, cpu = await one_round(side, sessions, turns, f"r{rep}s{number}", step)
                 samples[side.label].append((seconds, cpu))
                 print(
                     f"  round {rep + 1}/{repeat}: {side.label}: {turns / seconds:.1f} turns/s, "
@@ -282,6 +288,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=None, help="rounds per configuration")
     parser.add_argument(
         "--concurrency", type=int, default=4, help="jobs at once per worker process"
+    )
+    parser.add_argument(
+        "--step-seconds",
+        type=float,
+        nargs="+",
+        default=[0.0, 0.5],
+        help="how long the heavy step waits, as a model call would (one table each; 0: it "
+        "only costs CPU)",
     )
     parser.add_argument("--quick", action="store_true", help="2 rounds (about 1.5 minutes)")
     parser.add_argument("--serve-a2a", type=int, metavar="PORT", help=argparse.SUPPRESS)
@@ -333,9 +347,12 @@ def main(argv: list[str] | None = None) -> None:
             f"bench_queue: {len(pools)} worker pools ({sum(counts)} worker processes) and the "
             f"A2A service serving after {startup:.1f} s"
         )
-        samples = asyncio.run(
-            measure(queues, f"http://127.0.0.1:{port}", store, args.turns, repeat)
-        )
+        samples = {
+            step: asyncio.run(
+                measure(queues, f"http://127.0.0.1:{port}", store, args.turns, repeat, step)
+            )
+            for step in args.step_seconds
+        }
     except BaseException:
         for log in sorted(root.glob("*.log")):
             print(f"--- {log.name} (tail) ---\n{log.read_text(errors='replace')[-3000:]}")
@@ -361,7 +378,9 @@ def main(argv: list[str] | None = None) -> None:
         f"{args.concurrency} jobs at once per process; one PostgreSQL (fsync on) for every "
         f"session; startup {startup:.1f} s\n"
     )
-    print("\n".join(table(samples, args.turns)))
+    for step, rows in samples.items():
+        print(f"\nthe heavy step waits {step:g} s:" if step else "\nthe heavy step only costs CPU:")
+        print("\n".join(table(rows, args.turns)))
     sys.stdout.flush()
 
 
