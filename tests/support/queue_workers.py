@@ -28,7 +28,7 @@ class WorkerProcess:
         *,
         python: str = sys.executable,
         marks: Path | None = None,
-        visibility_timeout: float = 2.0,
+        visibility_timeout: float = 30.0,
         max_tries: int = 3,
         concurrency: int = 4,
         processes: int = 1,
