@@ -39,9 +39,7 @@ import logging
 import os
 import platform
 import shutil
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -60,65 +58,23 @@ ONE_PROCESS = "one process (no split)"
 A2A = "A2A, 1 service process"
 
 
-def child_pythonpath() -> str:
-    """PYTHONPATH for the worker and service processes: this checkout (its tests, src, generated
-    and codegen folders) ahead of whatever the parent was given, so the children import the
-    same adk_fluent as the bench, not the one an editable install points at."""
-    entries = [str(REPO), *(str(REPO / part) for part in ("src", "generated", "codegen"))]
-    entries += os.environ.get("PYTHONPATH", "").split(os.pathsep)
-    return os.pathsep.join(dict.fromkeys(e for e in entries if e))
-
-
 def queue_label(processes: int) -> str:
     return f"queue, {processes} worker process{'es' if processes > 1 else ''}"
 
 
 # -- the processes serving the boundary ------------------------------------------------------------
-class WorkerPool:
+def worker_pool(queue: str, store: str, log: Path, processes: int, concurrency: int) -> Any:
     """`adk-fluent worker ... --processes N`: one parent that starts N worker processes, stopped
-    by its PID (SIGTERM, which it passes on to its children; SIGKILL if it lingers). Like
-    tests/support/queue_workers.WorkerProcess, but with this checkout on the children's path."""
+    by its PID (tests/support/queue_workers.py)."""
+    from tests.support.queue_workers import WorkerProcess
 
-    def __init__(self, queue: str, store: str, log: Path, processes: int, concurrency: int):
-        from tests.support.queue_pipeline import SERVICE
-        from tests.support.queue_workers import TARGET
-
-        self.processes = processes
-        self.log = log
-        command = [sys.executable, "-m", "adk_fluent.cli", "worker", TARGET, "--boundary", SERVICE]
-        command += ["--queue", queue, "--session-store", store]
-        command += ["--processes", str(processes), "--concurrency", str(concurrency)]
-        env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": child_pythonpath()}
-        self._file = log.open("wb")
-        self.process = subprocess.Popen(
-            command, cwd=REPO, stdout=self._file, stderr=subprocess.STDOUT, env=env
-        )
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace")
-
-    def serving(self) -> bool:
-        """Whether every worker process has said it serves; RuntimeError once the pool exited."""
-        if self.process.poll() is not None:
-            raise RuntimeError(
-                f"the worker pool exited ({self.process.returncode}):\n{self.output()}"
-            )
-        return self.output().count(" boundary heavy on ") >= self.processes
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(15)
-        self._file.close()
+    return WorkerProcess(queue, store, log, processes=processes, concurrency=concurrency)
 
 
 def a2a_service(port: int, store: str, log: Path) -> Any:
     """The A2A split's "heavy" service in a process of its own (`main --serve-a2a`), ready once
     it serves its card."""
+    from tests.support.queue_workers import checkout_path
     from tests.support.servers import ServerProcess
     from tests.support.split import CARD_PATH
 
@@ -137,7 +93,7 @@ def a2a_service(port: int, store: str, log: Path) -> Any:
         ready_path=CARD_PATH,
         log=log,
         cwd=REPO,
-        env={"PYTHONPATH": child_pythonpath()},
+        env={"PYTHONPATH": checkout_path()},
     )
 
 
@@ -153,7 +109,7 @@ def serve_a2a(port: int, store: str) -> None:
     split.serve(SERVICE, host="127.0.0.1", port=port, session_store=store)
 
 
-def wait_started(pools: list[WorkerPool], servers: list[Any]) -> None:
+def wait_started(pools: list[Any], servers: list[Any]) -> None:
     """Until every pool serves and every server answers; RuntimeError naming the late one."""
     deadline = time.monotonic() + STARTUP_SECONDS
     waiting_pools, waiting_servers = list(pools), list(servers)
@@ -326,7 +282,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"bench_queue: skipped, no PostgreSQL server: {why}")
         return
     root = Path(tempfile.mkdtemp(prefix="adk-fluent-bench-queue-"))
-    pools: list[WorkerPool] = []
+    pools: list[Any] = []
     servers: list[Any] = []
     try:
         store = database.create_database("bench")
@@ -338,7 +294,7 @@ def main(argv: list[str] | None = None) -> None:
         started = time.perf_counter()
         for count, url in queues.items():
             log = root / f"workers{count}.log"
-            pools.append(WorkerPool(url, store, log, count, args.concurrency))
+            pools.append(worker_pool(url, store, log, count, args.concurrency))
         port = free_port()
         servers.append(a2a_service(port, store, root / "a2a.log"))
         wait_started(pools, servers)

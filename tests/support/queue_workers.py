@@ -17,6 +17,15 @@ from tests.support.servers import REPO, STARTUP_SECONDS
 TARGET = "tests.support.queue_pipeline:pipeline"
 
 
+def checkout_path() -> str:
+    """PYTHONPATH for the worker processes: this checkout (its tests, src, generated and codegen
+    folders) ahead of what this process was given, so a worker imports the same adk_fluent as
+    its parent (not the one an editable install elsewhere points at)."""
+    entries = [str(REPO), *(str(REPO / part) for part in ("src", "generated", "codegen"))]
+    entries += os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    return os.pathsep.join(dict.fromkeys(e for e in entries if e))
+
+
 class WorkerProcess:
     """One `adk-fluent worker` process, its output in `log`."""
 
@@ -34,12 +43,13 @@ class WorkerProcess:
         processes: int = 1,
     ) -> None:
         self.log = log
+        self.processes = processes
         command = [python, "-m", "adk_fluent.cli", "worker", TARGET, "--boundary", SERVICE]
         command += ["--queue", queue, "--session-store", store]
         command += ["--visibility-timeout", str(visibility_timeout)]
         command += ["--max-tries", str(max_tries), "--concurrency", str(concurrency)]
         command += ["--processes", str(processes)]
-        env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(REPO)}
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": checkout_path()}
         if marks is not None:
             env[MARKS_ENV] = str(marks)
         self._file = log.open("wb")
@@ -54,17 +64,21 @@ class WorkerProcess:
     def output(self) -> str:
         return self.log.read_text(errors="replace")
 
-    def wait_serving(self, count: int = 1) -> None:
-        """Until the process (or `count` of its children) says it serves; RuntimeError with
-        its output if it exits or takes too long."""
+    def serving(self) -> bool:
+        """Whether every worker process has said it serves; RuntimeError once it exited."""
+        if self.output().count(" boundary heavy on ") >= self.processes:
+            return True
+        if self.process.poll() is not None:
+            raise RuntimeError(f"the worker exited ({self.process.returncode}):\n{self.output()}")
+        return False
+
+    def wait_serving(self) -> None:
+        """Until every worker process says it serves; RuntimeError with the output if the
+        process exits or takes too long."""
         deadline = time.monotonic() + STARTUP_SECONDS
         while time.monotonic() < deadline:
-            if self.output().count(" boundary heavy on ") >= count:
+            if self.serving():
                 return
-            if self.process.poll() is not None:
-                raise RuntimeError(
-                    f"the worker exited ({self.process.returncode}):\n{self.output()}"
-                )
             time.sleep(0.1)
         self.stop()
         raise RuntimeError(f"the worker did not start in {STARTUP_SECONDS}s:\n{self.output()}")

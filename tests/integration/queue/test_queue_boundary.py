@@ -120,7 +120,7 @@ def workers(tmp_path: Path):
         log = tmp_path / f"worker{len(started)}.log"
         worker = WorkerProcess(queue, store, log, **options)
         started.append(worker)
-        worker.wait_serving(options.get("processes", 1))
+        worker.wait_serving()
         return worker
 
     yield start
