@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, Unpack
 
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import BuildOptions, CompileTarget, ExecutionConfig
-from adk_fluent.run.engine import ENGINE, Backend
+from adk_fluent.run.engine import DEFAULT_USER, ENGINE, Backend
 
 if TYPE_CHECKING:
     from google.adk.agents.run_config import RunConfig
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from google.genai.types import Content, Part
 
     from adk_fluent.run.events import AgentEvent
+    from adk_fluent.run.live import LiveSession
 
     # The user's message: text, a google.genai Content, or text and Parts (images, files).
     Prompt: TypeAlias = str | Content | Sequence[str | Part]
@@ -185,6 +186,44 @@ class Runnable:
                 message and author.
         """
         return await ENGINE.ask(self.to_ir(), self.options, prompt, **_with_telemetry(options))
+
+    def live(
+        self,
+        *,
+        user_id: str = DEFAULT_USER,
+        session_id: str | None = None,
+        modalities: tuple[str, ...] | list[str] | str = ("TEXT",),
+        config: ExecutionConfig | None = None,
+        session_store: Any = None,
+        backend: Any = None,
+        run_config: Any = None,
+        **services: Any,
+    ) -> LiveSession:
+        """A live (bidirectional) session over ADK's `run_live`: `async with
+        pipeline.live(...) as live:` then `await live.send(text)`, `live.send_audio(pcm)`,
+        `live.activity_start()` / `activity_end()`, and iterate the events (or
+        `live.until_turn_complete()`). `modalities` is what the model answers in ("TEXT",
+        "AUDIO"); `run_config` replaces the RunConfig built from it (docs/live.md).
+
+        Raises:
+            BuildError: the tree has a step that cannot run live (named), or a bad option;
+                nothing is started then.
+        """
+        from adk_fluent.run.live import open_live
+
+        return open_live(
+            ENGINE,
+            self.to_ir(),
+            self.options,
+            user_id=user_id,
+            session_id=session_id,
+            config=config,  # a TelemetryConfig is refused there, before any exporter is set
+            session_store=session_store,
+            backend=backend,
+            run_config=run_config,
+            modalities=tuple(modalities) if isinstance(modalities, list) else modalities,
+            services=services,
+        )
 
     def ask_sync(self, prompt: Prompt, **options: Unpack[TurnOptions]) -> str:
         """`ask()` for scripts without an event loop (it runs one with `asyncio.run`).

@@ -261,7 +261,7 @@ class ExecutionConfig:
     # seconds a turn of run() / stream() / ask() may take: past it the turn is stopped after its
     # last complete event and ends with a TIMEOUT error event (run/engine.py); None: no limit
     timeout_seconds: float | None = None
-    streaming_mode: Literal["none", "sse"] = "none"
+    streaming_mode: Literal["none", "sse", "bidi"] = "none"
     resumable: bool = False
     compaction: CompactionConfig | None = None
     custom_metadata: dict[str, Any] | None = None
@@ -295,13 +295,14 @@ class ExecutionConfig:
             object.__setattr__(self, "plugins", tuple(self.plugins))
         for item, place in zip(middleware, config_places(middleware), strict=True):
             check_middleware(item, place)
-        if self.streaming_mode not in ("none", "sse"):  # "SSE" or "bidi" would not stream
+        if self.streaming_mode not in ("none", "sse", "bidi"):  # "SSE" would not stream
             raise BuildError(
-                f"ExecutionConfig.streaming_mode must be 'sse' or 'none', not "
+                f"ExecutionConfig.streaming_mode must be 'sse', 'bidi' or 'none', not "
                 f"{self.streaming_mode!r}",
                 field="streaming_mode",
-                hint=did_you_mean(str(self.streaming_mode).lower(), ("none", "sse"))
-                or "'sse' streams partial replies; live (bidi) runs are ADK's run_live.",
+                hint=did_you_mean(str(self.streaming_mode).lower(), ("none", "sse", "bidi"))
+                or "'sse' streams partial replies; 'bidi' is for live sessions "
+                "(pipeline.live(...)).",
             )
 
         if self.timeout_seconds is not None:

@@ -175,6 +175,11 @@ class Engine:
             credential_service=credential_service,
         )
 
+    def memory_store(self, ir: Node, backend: Any) -> Any:
+        """The in-memory session store of this conversation key (what run() uses without a
+        session_store), for a live session of the same tree."""
+        return self._stores.service_for(ir, backend)
+
     def _room(self, ir: Node) -> AbstractContextManager[None]:
         """Room on the stack for ADK's (and value_key's) recursion over `ir`, measured once per
         tree; nothing to do for a tree of ordinary depth."""
@@ -306,6 +311,15 @@ class Engine:
         check_ids(user_id, session_id)
         check_settings(config, backend, run_config, session_store, services, RUN_OPTIONS)
         check_streaming(streaming, run_config)
+        if config is not None and config.streaming_mode == "bidi" and streaming is None:
+            raise BuildError(
+                "ExecutionConfig(streaming_mode='bidi') is for live sessions; run(), stream() "
+                "and ask() take one message and answer it",
+                agent=ir.name,
+                field="streaming_mode",
+                hint="open a live session: async with pipeline.live(config=config) as live: ...; "
+                "or give this turn streaming='sse' (or 'none').",
+            )
         check_lifecycle(lifecycle)
         state_delta = checked_state(state)
         return self._turn(

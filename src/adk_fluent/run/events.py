@@ -106,6 +106,26 @@ class AgentEvent:
         return tuple(p for p in content.parts if p.inline_data or p.file_data)
 
     @property
+    def is_turn_complete(self) -> bool:
+        """True for the event that ends the model's turn in a live session."""
+        return bool(getattr(self.raw, "turn_complete", False))
+
+    @property
+    def is_interrupted(self) -> bool:
+        """True when the model's reply in a live session was interrupted (the user spoke)."""
+        return bool(getattr(self.raw, "interrupted", False))
+
+    @property
+    def transcription(self) -> tuple[str, str] | None:
+        """A live session's transcription: ("output", text) of the model's speech or
+        ("input", text) of the user's; None for other events."""
+        for source in ("output", "input"):
+            found = getattr(self.raw, f"{source}_transcription", None)
+            if found is not None and found.text:
+                return source, str(found.text)
+        return None
+
+    @property
     def is_error(self) -> bool:
         """True for an error event: a failed step (docs/errors.md) or an error ADK reported."""
         return self.error_code is not None or self.error_message is not None

@@ -97,6 +97,12 @@ class MockBackend:
         """Every LlmRequest the scripted agents received, per agent, in order."""
         return self.model.requests
 
+    @property
+    def live_inputs(self) -> dict[str, list[tuple[Any, ...]]]:
+        """What the scripted agents' live connections were sent, per agent, in order
+        (adk_fluent.testing.live)."""
+        return self.model.live_inputs
+
     def assert_consumed(self) -> None:
         """Fail when a script has steps left (see ScriptedModel.assert_consumed for repeats)."""
         self.model.assert_consumed()

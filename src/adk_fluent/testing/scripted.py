@@ -12,10 +12,11 @@ partial stream itself (given chunks, a pause before each, an error part way thro
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
 import weakref
-from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +28,13 @@ from pydantic import PrivateAttr
 
 from adk_fluent.arguments import checked_count, checked_instance, checked_seconds, checked_text
 from adk_fluent.errors import BuildError, ScriptError, describe_value
+from adk_fluent.testing.live import (
+    LIVE_ANSWERS,
+    InterruptStep,
+    LiveTurn,
+    ScriptedConnection,
+    live_step_kinds,
+)
 
 SHARED = "*"  # the script used by agents that have none of their own (single-agent tests)
 
@@ -289,6 +297,8 @@ def _is_step(step: Any) -> bool:
     """Whether the kit can answer with `step` (a function's answer is checked when it comes)."""
     if isinstance(step, str | FunctionCallStep | LlmResponse | StreamStep | BaseException):
         return True
+    if isinstance(step, live_step_kinds()):
+        return True
     if callable(step):  # a function, delay(...), an exception class
         return True
     try:
@@ -318,6 +328,7 @@ class _ScriptBook:
         self.cursors: dict[str, _Cursor] = {name: _Cursor() for name in self.scripts}
         self.requests: dict[str, list[LlmRequest]] = {}
         self.calls: list[tuple[str, LlmRequest]] = []
+        self.live_inputs: dict[str, list[tuple[Any, ...]]] = {}  # what live connections were sent
 
     def next_step(self, agent: str, request: LlmRequest) -> Any:
         self.requests.setdefault(agent, []).append(request)
@@ -485,8 +496,29 @@ class ScriptedModel(BaseLlm):
 
     @property
     def requests(self) -> dict[str, list[LlmRequest]]:
-        """Every LlmRequest received, per agent, in order."""
+        """Every LlmRequest received, per agent, in order (a live connection's request once
+        per answer it gave)."""
         return self._book.requests
+
+    @property
+    def live_inputs(self) -> dict[str, list[tuple[Any, ...]]]:
+        """What live connections were sent, per agent, in order (adk_fluent.testing.live)."""
+        return self._book.live_inputs
+
+    @contextlib.asynccontextmanager
+    async def connect(self, llm_request: LlmRequest) -> AsyncIterator[Any]:
+        """A live connection answering from this agent's script (`Runner.run_live`,
+        `pipeline.live()`): adk_fluent.testing.live says what each step answers."""
+        agent = self.agent_name
+        connection = ScriptedConnection(
+            lambda: self._book.next_step(agent, llm_request),
+            lambda step: _play_live(step, llm_request, agent),
+            self._book.live_inputs.setdefault(agent, []),
+        )
+        try:
+            yield connection
+        finally:
+            await connection.close()
 
     @property
     def calls(self) -> list[tuple[str, LlmRequest]]:
@@ -528,34 +560,19 @@ class ScriptedModel(BaseLlm):
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
-        step = self._book.next_step(self.agent_name, llm_request)
-        counted: UsageStep | None = None
-        for _ in range(_MAX_RESOLUTIONS):
-            if isinstance(step, UsageStep) and counted is None:
-                counted, step = step, step.step
-            elif _is_function_step(step):
-                step = step(llm_request)  # a function, delay(...) too: what it answers is a step
-                if inspect.isawaitable(step):
-                    step = await step
-            else:
-                break
-        else:
-            raise ScriptError(
-                f"ScriptedModel: a function step of agent '{self.agent_name}' kept answering "
-                f"with functions ({_MAX_RESOLUTIONS} in a row); a function step answers a step."
-            )
-        if isinstance(step, RepeatStep):
-            raise BuildError(
-                "a function step answered repeat(...), which belongs in the script itself",
-                agent=None if self.agent_name == SHARED else self.agent_name,
-                field="script",
-                hint="put the repeat in the script: repeat(my_function) calls the function for "
-                "every call.",
-            )
+        step, counted = await resolve_step(
+            self._book.next_step(self.agent_name, llm_request), llm_request, self.agent_name
+        )
         if isinstance(step, BaseException) or (
             isinstance(step, type) and issubclass(step, BaseException)
         ):
             raise step
+        if isinstance(step, live_step_kinds()):
+            raise ScriptError(
+                f"ScriptedModel: agent '{self.agent_name}' was called outside a live run, but "
+                f"its next step is {step!r}, which only a live connection answers "
+                "(pipeline.live(...))"
+            )
         response = _response_for(step, self.agent_name)
         if counted is not None:
             response = response.model_copy(
@@ -578,6 +595,35 @@ class ScriptedModel(BaseLlm):
 _MAX_RESOLUTIONS = 16  # functions answering functions: more is a loop, not a script
 
 
+async def resolve_step(step: Any, request: LlmRequest, agent: str) -> tuple[Any, UsageStep | None]:
+    """The answer a script step stands for: its function called (awaited) until it answers a
+    step, and its `with_usage` counts apart."""
+    counted: UsageStep | None = None
+    for _ in range(_MAX_RESOLUTIONS):
+        if isinstance(step, UsageStep) and counted is None:
+            counted, step = step, step.step
+        elif _is_function_step(step):
+            step = step(request)  # a function, delay(...) too: what it answers is a step
+            if inspect.isawaitable(step):
+                step = await step
+        else:
+            break
+    else:
+        raise ScriptError(
+            f"ScriptedModel: a function step of agent '{agent}' kept answering "
+            f"with functions ({_MAX_RESOLUTIONS} in a row); a function step answers a step."
+        )
+    if isinstance(step, RepeatStep):
+        raise BuildError(
+            "a function step answered repeat(...), which belongs in the script itself",
+            agent=None if agent == SHARED else agent,
+            field="script",
+            hint="put the repeat in the script: repeat(my_function) calls the function for "
+            "every call.",
+        )
+    return step, counted
+
+
 def _is_function_step(step: Any) -> bool:
     """A step to call with the request: a function (or delay(...)), not a step of the kit's own
     (call(...), an LlmResponse) nor an exception class (raised, as an instance would be)."""
@@ -586,6 +632,51 @@ def _is_function_step(step: Any) -> bool:
         and not isinstance(step, FunctionCallStep | LlmResponse | StreamStep | UsageStep)
         and not (isinstance(step, type) and issubclass(step, BaseException))
     )
+
+
+async def _play_live(step: Any, request: LlmRequest, agent: str) -> AsyncIterator[LlmResponse]:
+    """The responses of one step answered live (adk_fluent.testing.live), paced as a model
+    would: a turn's answers in order, its `with_usage` counts on its last content, and
+    `turn_complete` at its end unless it ends with a tool call or an interruption."""
+    step, counted = await resolve_step(step, request, agent)
+    if isinstance(step, BaseException) or (
+        isinstance(step, type) and issubclass(step, BaseException)
+    ):
+        raise step
+    parts = step.parts if isinstance(step, LiveTurn) else (step,)
+    held: LlmResponse | None = None  # a content response that may carry the turn's counts
+    for part in parts:
+        async for response in _live_responses(part, agent):
+            if held is not None:
+                yield held
+            held = response if response.content is not None and not response.partial else None
+            if held is None:
+                yield response
+    if held is not None:
+        if counted is not None:
+            held.usage_metadata = _usage(
+                counted.input, counted.output, counted.cached, counted.thinking
+            )
+        yield held
+    if not isinstance(parts[-1], FunctionCallStep | InterruptStep):
+        yield LlmResponse(turn_complete=True)
+
+
+async def _live_responses(part: Any, agent: str) -> AsyncIterator[LlmResponse]:
+    if isinstance(part, LIVE_ANSWERS):
+        for response in part.responses():
+            yield response
+    elif isinstance(part, StreamStep):
+        for index, chunk in enumerate(part.chunks):
+            await _wait(part, part.gap, part.gap * (len(part.chunks) - index))
+            yield _partial(chunk)
+        if part.error is not None:
+            raise part.error
+        yield _response_for(part.text, agent)
+    elif isinstance(part, BaseException):
+        raise part
+    else:
+        yield _response_for(part, agent)
 
 
 def _partial(chunk: str) -> LlmResponse:

@@ -65,7 +65,12 @@ CASES = [
         "streaming_mode",
         "did you mean 'sse'",
     ),
-    case("config-streaming-mode-bidi", lambda: ExecutionConfig(streaming_mode="bidi"), "run_live"),
+    case(
+        "run-with-a-bidi-config",
+        _run(config=ExecutionConfig(streaming_mode="bidi")),
+        "streaming_mode",
+        "live",
+    ),
     case("run-streaming-bool", _run(streaming=True), "streaming", "'none', 'sse'"),
     case(
         "run-streaming-and-run-config",
