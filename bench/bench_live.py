@@ -94,9 +94,9 @@ async def measure(repeat: int, warmup: int, gap: float) -> dict[str, list[float]
     )
 
     async def raw_turn() -> float:
-        blob = lambda data: queue.send_realtime(
-            types.Blob(data=data, mime_type="audio/pcm;rate=16000")
-        )  # noqa: E731
+        def blob(data: bytes) -> None:
+            queue.send_realtime(types.Blob(data=data, mime_type="audio/pcm;rate=16000"))
+
         started = speak(blob, queue.send_activity_start, queue.send_activity_end)
         return await first_audio(_until_turn(raw_events), started)
 

@@ -221,7 +221,7 @@ class Runnable:
             session_store=session_store,
             backend=backend,
             run_config=run_config,
-            modalities=tuple(modalities) if isinstance(modalities, list) else modalities,
+            modalities=(modalities,) if isinstance(modalities, str) else tuple(modalities),
             services=services,
         )
 

@@ -241,8 +241,11 @@ def open_live(
     if run_config is None:
         from google.adk.agents.run_config import RunConfig, StreamingMode
 
+        from google.genai import types
+
         run_config = RunConfig(
-            streaming_mode=StreamingMode.BIDI, response_modalities=list(modalities)
+            streaming_mode=StreamingMode.BIDI,
+            response_modalities=[types.Modality(m) for m in modalities],
         )
     return LiveSession(runner, visibility_mode(options, config), user_id, session_id, run_config)
 

@@ -75,8 +75,9 @@ class TranscriptStep:
 
     def responses(self) -> list[LlmResponse]:
         transcription = types.Transcription(text=self.text, finished=self.finished)
-        field = "output_transcription" if self.of == "output" else "input_transcription"
-        return [LlmResponse(**{field: transcription})]
+        if self.of == "output":
+            return [LlmResponse(output_transcription=transcription)]
+        return [LlmResponse(input_transcription=transcription)]
 
 
 def transcript(text: str, *, of: str = "output", finished: bool = True) -> TranscriptStep:

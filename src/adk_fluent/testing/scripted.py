@@ -664,7 +664,7 @@ async def _play_live(step: Any, request: LlmRequest, agent: str) -> AsyncIterato
 
 async def _live_responses(part: Any, agent: str) -> AsyncIterator[LlmResponse]:
     if isinstance(part, LIVE_ANSWERS):
-        for response in part.responses():
+        for response in part.responses():  # type: ignore[attr-defined]
             yield response
     elif isinstance(part, StreamStep):
         for index, chunk in enumerate(part.chunks):

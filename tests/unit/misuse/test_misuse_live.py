@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from adk_fluent import Agent, ExecutionConfig, gate
-from adk_fluent.testing import audio, mock_backend
+from adk_fluent.testing import audio
 from tests.support.misuse import case, check, ids
 
 
