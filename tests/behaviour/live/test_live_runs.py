@@ -253,7 +253,7 @@ async def test_a_run_waits_for_the_live_session_of_the_same_session_id():
         plain = asyncio.create_task(helper.ask("and now?", session_id="shared", backend=backend))
         await live.send("hello")
         await turn(live)
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.2)  # time for the plain turn to run, were it not waiting
         order.append("live done" if not plain.done() else "plain first")
     assert order == ["live done"]
     assert await asyncio.wait_for(plain, TURN_SECONDS) == "Plain answer."
