@@ -28,9 +28,17 @@ from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import BuildOptions, ExecutionConfig, visibility_mode
 from adk_fluent.run.events import AgentEvent
 from adk_fluent.run.stores import ensure_session, ready, session_turn
-from adk_fluent.run.turn_inputs import check_ids, new_session_id, user_message
+from adk_fluent.run.turn_inputs import (
+    SESSION_OPTIONS,
+    check_ids,
+    check_settings,
+    new_session_id,
+    user_message,
+)
 
 MODALITIES = ("TEXT", "AUDIO")
+# live()'s keyword options (a misspelt one gets a did-you-mean)
+LIVE_OPTIONS = (*SESSION_OPTIONS, "session_id", "run_config", "modalities")
 _CLOSED = object()  # the end of the event stream
 _DRAIN_SECONDS = 1.0  # after close(): what the model still sends is taken this long
 
@@ -208,6 +216,7 @@ def open_live(
     from adk_fluent.run.stores import shared_session_service
 
     check_ids(user_id, session_id)
+    check_settings(config, backend, run_config, session_store, services, LIVE_OPTIONS)
     modalities = _checked_modalities(modalities)
     _check_live_adk()
     _check_live_config(ir, config, backend)
@@ -240,7 +249,6 @@ def open_live(
     )
     if run_config is None:
         from google.adk.agents.run_config import RunConfig, StreamingMode
-
         from google.genai import types
 
         run_config = RunConfig(

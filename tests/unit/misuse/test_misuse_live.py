@@ -60,6 +60,8 @@ CASES = [
         "Recorder",
     ),
     case("live-session-id-blank", _live(_agent(), session_id=" "), "session_id"),
+    case("live-misspelt-option", _live(_agent(), sesion_id="s1"), "sesion_id", "session_id"),
+    case("live-run-config-dict", _live(_agent(), run_config={"x": 1}), "run_config", "RunConfig"),
     case("live-audio-not-bytes", lambda: audio("pcm"), "data", "bytes"),
     case(
         "run-with-a-bidi-config-stream",
