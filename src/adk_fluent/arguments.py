@@ -83,8 +83,10 @@ def checked_number(
     hint: str,
     what: str = "a number",
     where: str | None = None,
+    most: float | None = None,
 ) -> float:
-    """A finite real number, >= 0 (or > 0 when `positive`), bools refused."""
+    """A finite real number, >= 0 (or > 0 when `positive`) and <= `most` if given, bools
+    refused."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise _refuse(
             f"{field} must be {what}, got {describe_value(value)}", agent, field, hint, where=where
@@ -94,6 +96,14 @@ def checked_number(
     if value < 0 or (positive and value == 0):
         raise _refuse(
             f"{field}={value} must be {'more than' if positive else 'at least'} 0",
+            agent,
+            field,
+            hint,
+            where=where,
+        )
+    if most is not None and value > most:
+        raise _refuse(
+            f"{field} must be {what}, at most {most:g}, not {value}",
             agent,
             field,
             hint,

@@ -62,13 +62,19 @@ def live_support() -> dict[str, bool]:
 
 
 def live_refusal(tree: Node) -> BuildError | None:
-    """Why `tree` cannot run live (a BuildError naming the first step that cannot), or None."""
+    """Why `tree` cannot run live (a BuildError naming the first step that cannot), or None.
+
+    Only the agents the live run walks are asked: an agent tool's tree runs as a plain turn
+    inside its tool call (ADK's AgentTool), whatever it holds."""
     support = live_support()
-    for node in tree.walk():
-        if isinstance(node, LlmAgentNode):
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, LlmAgentNode) or (
+            isinstance(node, SequentialAgentNode) and support["sequential"]
+        ):
+            stack.extend(reversed(node.children))  # each must run live itself
             continue
-        if isinstance(node, SequentialAgentNode) and support["sequential"]:
-            continue  # its steps are walked next: each must run live itself
         kind = type(node).__name__.removesuffix("Node")
         reason = _reasons.get(kind, "it has no live implementation (ADK streams agents only)")
         return BuildError(

@@ -22,6 +22,7 @@ from typing import Any
 
 from adk_fluent.cli.common import EXIT_FINDINGS, EXIT_OK
 from adk_fluent.cli.targets import TargetError, load_target
+from adk_fluent.errors import redacted
 
 EPILOG = """\
 The boundary's URL is the broker's (.execution_boundary('heavy', url='redis://...') or
@@ -99,7 +100,7 @@ def run_worker(args: argparse.Namespace) -> int:
         print(f"adk-fluent worker: {error}", file=sys.stderr, flush=True)
         return EXIT_FINDINGS
     print(
-        f"adk-fluent worker: {args.target} boundary {args.boundary} on {worker.url.split('@')[-1]}"
+        f"adk-fluent worker: {args.target} boundary {args.boundary} on {redacted(worker.url)}"
         f" ({worker.name}, {worker.concurrency} at once)",
         flush=True,
     )

@@ -510,27 +510,25 @@ def _check_adaptive(
         hint="feedback = ModelFeedback(); .model_select('adaptive', [...], feedback=feedback), "
         "then feedback.rate(events, 1.0) or feedback.record(agent, model, 0.4).",
     )
-    value = checked_number(
-        target, agent, "target", positive=True, what="a mean rating from 0 to 1", hint="target=0.8"
+    checked_number(
+        target,
+        agent,
+        "target",
+        positive=True,
+        what="a mean rating from 0 to 1",
+        most=1,
+        hint="target=0.8: a model is kept while its recent ratings average 0.8 or more.",
     )
-    if value > 1:
-        raise BuildError(
-            f"target is a mean rating from 0 to 1, not {target}",
-            agent=agent,
-            field="target",
-            hint="target=0.8: a model is kept while its recent ratings average 0.8 or more.",
-        )
     checked_count(min_ratings, agent, "min_ratings", least=1, hint="min_ratings=5")
-    share = checked_number(
-        explore, agent, "explore", positive=False, what="a share of calls", hint="explore=0.05"
+    checked_number(
+        explore,
+        agent,
+        "explore",
+        positive=False,
+        what="the share of calls that try a cheaper model",
+        most=0.5,
+        hint="explore=0.05 tries the next cheaper model on one call in twenty.",
     )
-    if share > 0.5:
-        raise BuildError(
-            f"explore is the share of calls that try a cheaper model, at most 0.5, not {explore}",
-            agent=agent,
-            field="explore",
-            hint="explore=0.05 tries the next cheaper model on one call in twenty.",
-        )
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise BuildError(
             f"seed must be a whole number, not {describe_value(seed)}",

@@ -166,22 +166,16 @@ class TelemetryConfig:
                 hint=f"TelemetryConfig({name}=True).",
                 where=_TELEMETRY,
             )
-        sampling = checked_number(
+        checked_number(
             self.sampling,
             None,
             "sampling",
             positive=False,
             what="a share of runs from 0 to 1",
+            most=1,
             hint="sampling=0.1 traces one run in ten; 1.0 (the default) every run.",
             where=_TELEMETRY,
         )
-        if sampling > 1:
-            raise BuildError(
-                f"sampling must be a share of runs from 0 to 1, got {self.sampling}",
-                where=_TELEMETRY,
-                field="sampling",
-                hint="sampling=0.1 traces one run in ten; 1.0 (the default) every run.",
-            )
 
 
 def _checked_exporters(exporters: Any) -> tuple[Any, ...]:

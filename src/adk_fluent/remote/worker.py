@@ -44,11 +44,11 @@ from adk_fluent.adk.custom_agents.queued import (
     jobs_key,
     parked_key,
     reply_key,
-    shown,
 )
 from adk_fluent.adk.custom_agents.steps import json_values
 from adk_fluent.adk.event_visibility import is_chat_text
 from adk_fluent.arguments import checked_count, checked_seconds
+from adk_fluent.errors import redacted
 from adk_fluent.run.stores import ready, shared_session_service
 
 LOGGER = logging.getLogger("adk_fluent.worker")
@@ -93,7 +93,6 @@ class QueueWorker:
         self.session_store = session_store
         self._sessions: Any = None  # the store's service, opened in run()'s event loop
         self._stopping = asyncio.Event()
-        self.handled = 0  # jobs this worker answered (run, or answered again)
 
     def stop(self) -> None:
         """Finish the jobs in hand, take no new one, and return from `run()`."""
@@ -106,8 +105,8 @@ class QueueWorker:
             await client.ping()
         except Exception as error:
             raise BrokerUnreachable(
-                f"the queue broker at {shown(self.url)} does not answer "
-                f"({type(error).__name__}: {shown(str(error))}); start it, or check the URL"
+                f"the queue broker at {redacted(self.url)} does not answer "
+                f"({type(error).__name__}: {redacted(str(error))}); start it, or check the URL"
             ) from None
         finally:
             await client.aclose()
@@ -157,7 +156,7 @@ class QueueWorker:
                     consumer,
                     self.service,
                     type(error).__name__,
-                    shown(str(error)),
+                    redacted(str(error)),
                 )
                 await asyncio.sleep(0.5)
 
@@ -297,9 +296,7 @@ class QueueWorker:
         key = reply_key(self.service, job_id)
         await client.xadd(key, {"reply": json.dumps(answer)})
         await client.expire(key, DONE_SECONDS)  # a caller that stopped waiting never reads it
-        await client.xack(jobs_key(self.service), GROUP, entry_id)
-        await client.xdel(jobs_key(self.service), entry_id)
-        self.handled += 1
+        await self._finish(client, entry_id)
 
     async def _poisoned(
         self,
@@ -326,5 +323,9 @@ class QueueWorker:
         LOGGER.error("job %s of '%s' parked: %s", entry_id, self.service, reason)
         await client.xadd(parked_key(self.service), {**fields, "reason": reason})
         if ack:
-            await client.xack(jobs_key(self.service), GROUP, entry_id)
-            await client.xdel(jobs_key(self.service), entry_id)
+            await self._finish(client, entry_id)
+
+    async def _finish(self, client: Any, entry_id: str) -> None:
+        """Acknowledge a job and drop it from the stream: it is never delivered again."""
+        await client.xack(jobs_key(self.service), GROUP, entry_id)
+        await client.xdel(jobs_key(self.service), entry_id)

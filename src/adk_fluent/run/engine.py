@@ -175,10 +175,20 @@ class Engine:
             credential_service=credential_service,
         )
 
-    def memory_store(self, ir: Node, backend: Any) -> Any:
-        """The in-memory session store of this conversation key (what run() uses without a
-        session_store), for a live session of the same tree."""
-        return self._stores.service_for(ir, backend)
+    def session_service(
+        self, ir: Node, backend: Any, session_store: Any, services: dict[str, Any]
+    ) -> tuple[Any, dict[str, Any]]:
+        """The session service a run of `ir` uses (the one given; in memory, this conversation
+        key's own store; else the one service per database URL), and the other services
+        given."""
+        services = {name: value for name, value in services.items() if value is not None}
+        service = services.pop("session_service", None)
+        if service is None:
+            if session_store is None or session_store == "memory":
+                service = self._stores.service_for(ir, backend)
+            else:
+                service = shared_session_service(session_store)
+        return service, services
 
     def _room(self, ir: Node) -> AbstractContextManager[None]:
         """Room on the stack for ADK's (and value_key's) recursion over `ir`, measured once per
@@ -214,13 +224,7 @@ class Engine:
             self._bound.move_to_end(last[2].key)
             return last[2]
         given = services
-        services = {name: value for name, value in services.items() if value is not None}
-        service = services.pop("session_service", None)
-        if service is None:
-            if session_store is None or session_store == "memory":
-                service = self._stores.service_for(ir, backend)
-            else:
-                service = shared_session_service(session_store)
+        service, services = self.session_service(ir, backend, session_store, services)
         settings = (options, config, target, backend, tuple(sorted(services.items())))
         key = (self._tree_key(ir), settings_key(settings), ByIdentity(service))
         bound = self._bound.get(key)

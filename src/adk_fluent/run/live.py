@@ -23,6 +23,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+from adk_fluent.arguments import checked_choice, checked_instance
 from adk_fluent.errors import BuildError
 from adk_fluent.ir.nodes import Node
 from adk_fluent.ir.options import BuildOptions, ExecutionConfig, visibility_mode
@@ -120,12 +121,15 @@ class LiveSession:
         from google.genai import types
 
         self._check_open("send_audio")
-        if not isinstance(data, bytes | bytearray):
-            raise BuildError(
-                f"send_audio() takes bytes, not {type(data).__name__}",
-                field="data",
-                hint="live.send_audio(pcm_chunk), the raw 16-bit PCM samples.",
-            )
+        checked_instance(
+            data,
+            self._agent,
+            "data",
+            (bytes, bytearray),
+            what="bytes",
+            hint="live.send_audio(pcm_chunk), the raw 16-bit PCM samples.",
+            where="send_audio()",
+        )
         self._queue.send_realtime(types.Blob(data=bytes(data), mime_type=mime_type))
 
     def activity_start(self) -> None:
@@ -138,10 +142,15 @@ class LiveSession:
         self._check_open("activity_end")
         self._queue.send_activity_end()
 
+    @property
+    def _agent(self) -> str:
+        return str(self._runner.agent.name)
+
     def _check_open(self, what: str) -> None:
         if self._queue is None or self._closed:
             raise BuildError(
                 f"{what}() on a live session that is {'closed' if self._closed else 'not open'}",
+                agent=self._agent,
                 field=what,
                 hint="use it inside `async with pipeline.live(...) as live:`.",
             )
@@ -213,11 +222,10 @@ def open_live(
     """A LiveSession for `ir` (not started: `async with` starts it). Everything that can be
     known before a connection is checked here: the ids, the options, the tree."""
     from adk_fluent.adk.live import live_refusal
-    from adk_fluent.run.stores import shared_session_service
 
     check_ids(user_id, session_id)
     check_settings(config, backend, run_config, session_store, services, LIVE_OPTIONS)
-    modalities = _checked_modalities(modalities)
+    modalities = _checked_modalities(modalities, ir.name)
     _check_live_adk()
     _check_live_config(ir, config, backend)
     if config is not None and config.target == "workflow":
@@ -230,13 +238,7 @@ def open_live(
     refusal = live_refusal(ir)
     if refusal is not None:
         raise refusal
-    service = services.pop("session_service", None)
-    if service is None:
-        service = (  # in memory: the conversation's own store, as run() and session() use
-            engine.memory_store(ir, backend)
-            if session_store in (None, "memory")
-            else shared_session_service(session_store)
-        )
+    service, services = engine.session_service(ir, backend, session_store, services)
     runner = engine.to_runner(
         ir,
         options,
@@ -245,7 +247,7 @@ def open_live(
         backend=backend,
         client_filters=True,
         target="classic",
-        **{k: v for k, v in services.items() if v is not None},
+        **services,
     )
     if run_config is None:
         from google.adk.agents.run_config import RunConfig, StreamingMode
@@ -319,17 +321,13 @@ def _check_live_config(ir: Node, config: ExecutionConfig | None, backend: Any) -
             )
 
 
-def _checked_modalities(modalities: Any) -> tuple[str, ...]:
-    if isinstance(modalities, str):
-        modalities = (modalities,)
-    values = (
-        tuple(str(m).upper() for m in modalities) if isinstance(modalities, tuple | list) else ()
+def _checked_modalities(modalities: Any, agent: str) -> tuple[str, ...]:
+    """What the model answers in: "TEXT" and/or "AUDIO" (a str, a list or a tuple of them)."""
+    values = (modalities,) if isinstance(modalities, str) else modalities
+    hint = "modalities=('AUDIO',) for speech (Gemini Live's native audio models), ('TEXT',)."
+    checked_instance(values, agent, "modalities", (tuple, list), what="a tuple", hint=hint)
+    if not values:
+        raise BuildError("modalities is empty", agent=agent, field="modalities", hint=hint)
+    return tuple(
+        checked_choice(value, agent, "modalities", MODALITIES, hint=hint) for value in values
     )
-    if not values or any(m not in MODALITIES for m in values):
-        raise BuildError(
-            f"modalities={modalities!r}: the model answers in TEXT or AUDIO",
-            field="modalities",
-            hint="modalities=('AUDIO',) for speech (Gemini Live's native audio models), "
-            "('TEXT',) for text.",
-        )
-    return values

@@ -35,8 +35,8 @@ from google.adk.models.base_llm_connection import BaseLlmConnection
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
-from adk_fluent.arguments import checked_instance, checked_text
-from adk_fluent.errors import BuildError, ScriptError, describe_value
+from adk_fluent.arguments import checked_choice, checked_instance, checked_text
+from adk_fluent.errors import BuildError, ScriptError
 
 # ADK's own tools whose response closes the connection (a transfer, the end of a live
 # sequence's step): Gemini is never asked to answer them.
@@ -84,13 +84,13 @@ def transcript(text: str, *, of: str = "output", finished: bool = True) -> Trans
     """A live script step answering with a transcription: of the model's speech (`of="output"`)
     or of the user's (`of="input"`)."""
     checked_text(text, None, "text", hint="e.g. transcript('Hello there').")
-    if of not in ("output", "input"):
-        raise BuildError(
-            f"transcript(of={describe_value(of)}): a transcription is of the model's speech or "
-            "of the user's",
-            field="of",
-            hint="of='output' (what the model said) or of='input' (what the user said).",
-        )
+    checked_choice(
+        of,
+        None,
+        "of",
+        ("output", "input"),
+        hint="of='output' (what the model said) or of='input' (what the user said).",
+    )
     return TranscriptStep(text, of, bool(finished))
 
 

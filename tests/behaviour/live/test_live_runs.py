@@ -274,3 +274,24 @@ async def test_a_live_step_in_a_plain_turn_fails_saying_it_needs_a_live_session(
     backend = mock_backend({"voice": [audio(b"\x00\x00")]})
     with pytest.raises(ScriptError, match="only a live connection answers"):
         await Agent("voice").instruct("Talk.").ask("hi", backend=backend)
+
+
+async def test_an_agent_tool_holding_state_steps_runs_inside_a_live_agent():
+    # the tool's tree runs as a plain turn inside its call (ADK's AgentTool), so what it holds
+    # need not run live
+    from adk_fluent import S
+
+    backend = mock_backend(
+        {"front": [call("summary", request="refund"), "Here it is."], "writer": ["A summary."]}
+    )
+    summary = (S.capture("topic") >> Agent("writer").instruct("Summarise {topic}.")).named(
+        "summary"
+    )
+    front = Agent("front").instruct("Help.").agent_tool(summary)
+    async with front.live(session_id="tools", backend=backend) as live:
+        await live.send("summarise my refund")
+        events = await turn(live)
+
+    assert [r.result for e in events for r in e.tool_responses] == [{"result": "A summary."}]
+    assert [e.content for e in events if e.content and e.author == "front"] == ["Here it is."]
+    backend.assert_consumed()

@@ -373,3 +373,49 @@ async def test_a_value_json_cannot_carry_is_refused_before_the_job_is_queued():
 
     assert [(e.author, e.error_code) for e in events] == [("booking", "REMOTE_STATE_NOT_SENDABLE")]
     assert "'when'" in events[0].error_message and "datetime" in events[0].error_message
+
+
+async def test_filtered_text_of_an_agent_inside_the_boundary_crosses_in_no_payload(redis_server):
+    import redis.asyncio as redis
+    from google.adk.sessions import InMemorySessionService
+
+    from adk_fluent import Agent, ExecutionConfig
+    from adk_fluent.testing import mock_backend
+
+    inner = Agent("secret").instruct("Draft.").outputs("draft") >> Agent("speaker").instruct(
+        "Say {draft}."
+    ).outputs("said")
+    pipeline = Agent("intake").instruct("Take it.").outputs("ask") >> inner.execution_boundary(
+        "voice", url=redis_server.url, timeout=30
+    )
+    backend = mock_backend({"intake": ["noted"], "secret": ["SECRET DRAFT"], "speaker": ["Hi!"]})
+    split = to_apps(pipeline, config=ExecutionConfig(visibility="filtered"), backend=backend)
+    worker = split.worker("voice")  # in this process: the broker is what crosses
+    serving = asyncio.create_task(worker.run())
+    sessions = InMemorySessionService()
+    session = await sessions.create_session(app_name=split.root.name, user_id="u")
+    runner = Runner(app=split.root, session_service=sessions)
+    message = types.Content(role="user", parts=[types.Part(text="hello")])
+    try:
+        events = [
+            e
+            async for e in runner.run_async(user_id="u", session_id=session.id, new_message=message)
+        ]
+    finally:
+        worker.stop()
+        await serving
+    client = redis.Redis.from_url(redis_server.url, decode_responses=True)
+    try:
+        answers = [
+            json.loads(await client.get(key))
+            async for key in client.scan_iter("adk-fluent:voice:done:*")
+        ]
+    finally:
+        await client.aclose()
+
+    assert said(events)[-1] == ("voice", "Hi!")
+    texts = [p.text for e in events if e.content for p in e.content.parts or () if p.text]
+    assert "SECRET DRAFT" not in texts  # the client never sees the internal agent's text
+    (answer,) = answers  # nor does the broker carry it as a reply (state is declared: it crosses)
+    assert "SECRET" not in json.dumps(answer["replies"])
+    assert answer["state"] == {"draft": "SECRET DRAFT", "said": "Hi!"}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from adk_fluent import Agent, ExecutionConfig, gate
-from adk_fluent.testing import audio
+from adk_fluent.testing import audio, live_turn, transcript
 from tests.support.misuse import case, check, ids
 
 
@@ -62,6 +62,10 @@ CASES = [
     case("live-session-id-blank", _live(_agent(), session_id=" "), "session_id"),
     case("live-misspelt-option", _live(_agent(), sesion_id="s1"), "sesion_id", "session_id"),
     case("live-run-config-dict", _live(_agent(), run_config={"x": 1}), "run_config", "RunConfig"),
+    case("live-transcript-of-whom", lambda: transcript("Hi", of="model"), "of", "'output'"),
+    case("live-turn-empty", lambda: live_turn(), "live_turn", "at least one"),
+    case("live-turn-nested", lambda: live_turn(live_turn("a")), "live_turn", "another"),
+    case("live-modalities-lower-case", _live(_agent(), modalities=("audio",)), "modalities"),
     case("live-audio-not-bytes", lambda: audio("pcm"), "data", "bytes"),
     case(
         "run-with-a-bidi-config-stream",

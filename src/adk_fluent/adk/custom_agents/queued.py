@@ -74,11 +74,6 @@ def parked_key(service: str) -> str:
     return f"adk-fluent:{service}:parked"
 
 
-def shown(url: str) -> str:
-    """A broker URL as messages show it: without its password."""
-    return redacted(url)
-
-
 def broker(url: str, *, owner: str | None = None) -> Any:
     """A redis.asyncio client for `url` (no connection yet); BuildError without the extra."""
     try:
@@ -150,8 +145,8 @@ class QueuedBoundaryAgent(BaseAgent):
                     ctx,
                     self.name,
                     UNREACHABLE,
-                    f"'{self.name}': the queue at {shown(self.url)} did not take the job "
-                    f"({type(error).__name__}: {shown(str(error))}). Fix: start the broker, or "
+                    f"'{self.name}': the queue at {redacted(self.url)} did not take the job "
+                    f"({type(error).__name__}: {redacted(str(error))}). Fix: start the broker, or "
                     "check the boundary's URL.",
                 )
                 return
@@ -164,7 +159,7 @@ class QueuedBoundaryAgent(BaseAgent):
                 self.name,
                 TIMED_OUT,
                 f"'{self.name}': no worker answered within {self.timeout:g}s on the queue at "
-                f"{shown(self.url)}. Fix: start workers (adk-fluent worker ... --boundary "
+                f"{redacted(self.url)}. Fix: start workers (adk-fluent worker ... --boundary "
                 f"{self.service}), or give the boundary a longer timeout.",
             )
             return
