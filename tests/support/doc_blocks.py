@@ -115,15 +115,25 @@ def checkout_imports(code: str) -> list[str]:
 @contextlib.contextmanager
 def without_checkout_on_path() -> Iterator[None]:
     """sys.path without the checkout's root (and the current folder, which a test run starts
-    in) while a block runs: `import examples` fails for the block as for a reader."""
+    in) while a block runs: `import examples` fails for the block as for a reader. A module
+    of the root's own files (noxfile) that another test of this process imported is set
+    aside too: the import cache would otherwise hand it to the block."""
     saved = list(sys.path)
     sys.path[:] = [
         entry for entry in saved if entry not in ("", ".") and Path(entry).resolve() != ROOT
     ]
+    root_modules = {
+        name: module
+        for name, module in list(sys.modules.items())
+        if getattr(module, "__file__", None) and Path(module.__file__).resolve().parent == ROOT
+    }
+    for name in root_modules:
+        del sys.modules[name]
     try:
         yield
     finally:
         sys.path[:] = saved
+        sys.modules.update(root_modules)
 
 
 async def run_block(block: Block) -> dict[str, Any]:
